@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: dependencies, build (module clean with W=1, tool with -Werror),
+# host unit tests, the guest suite, the harness self-test.  Ends with one
+# line "N passed, N failed, N skipped" and fails on any failure.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+logdir=$top/build/check
+mkdir -p "$logdir"
+
+pass=0 fail=0 skip=0
+result() {	# result PASS|FAIL|SKIP name [detail]
+	case "$1" in
+	PASS) pass=$((pass + 1)) ;;
+	FAIL) fail=$((fail + 1)) ;;
+	SKIP) skip=$((skip + 1)) ;;
+	esac
+	echo "$1 $2${3:+: $3}"
+}
+# count_lines FILE: add the harness's PASS/FAIL/SKIP lines to the totals.
+count_lines() {
+	local p f s
+	p=$(grep -c '^PASS ' "$1")
+	f=$(grep -c '^FAIL ' "$1")
+	s=$(grep -c '^SKIP ' "$1")
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+}
+finish() {
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ "$fail" -eq 0 ]
+	exit
+}
+
+echo "== dependencies"
+if ! scripts/deps.sh; then
+	result FAIL deps "package installation failed"
+	finish
+fi
+
+echo "== build"
+if make --no-print-directory module > "$logdir/module.log" 2>&1; then
+	if grep -E 'warning:|error:' "$logdir/module.log"; then
+		result FAIL build-module "warnings with W=1 (see $logdir/module.log)"
+	else
+		result PASS build-module
+	fi
+else
+	tail -n 30 "$logdir/module.log"
+	result FAIL build-module
+fi
+if make --no-print-directory tools > "$logdir/tools.log" 2>&1; then
+	result PASS build-purlinctl
+else
+	tail -n 30 "$logdir/tools.log"
+	result FAIL build-purlinctl
+fi
+[ "$fail" -eq 0 ] || finish
+
+echo "== unit tests (cmocka, TAP)"
+make --no-print-directory -s -C tests/unit check > "$logdir/unit.tap" 2>&1
+urc=$?
+grep -E '^(not )?ok ' "$logdir/unit.tap" | sed -E 's/^ok [0-9]+ - /PASS unit: /; s/^not ok [0-9]+ - /FAIL unit: /' > "$logdir/unit.txt"
+cat "$logdir/unit.txt" | grep -v '^PASS' || true
+count_lines "$logdir/unit.txt"
+echo "unit: $(grep -c '^PASS' "$logdir/unit.txt") passed"
+if [ $urc -ne 0 ] && ! grep -q '^FAIL' "$logdir/unit.txt"; then
+	tail -n 30 "$logdir/unit.tap"
+	result FAIL unit "the unit test run failed"
+fi
+if [ ! -s "$logdir/unit.txt" ]; then
+	result FAIL unit "no unit test results"
+fi
+
+echo "== guest suite"
+tests/vm/run ${T:-} 2>&1 | tee "$logdir/vm.log"
+vrc=${PIPESTATUS[0]}
+count_lines "$logdir/vm.log"
+if [ "$vrc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/vm.log"; then
+	result FAIL guest-suite "harness error (exit $vrc)"
+fi
+
+echo "== harness self-test"
+tests/vm/harness-selftest | tee "$logdir/selftest.log"
+count_lines "$logdir/selftest.log"
+
+finish

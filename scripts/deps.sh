@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages the build, the tests and the demo need.
+# Idempotent: a fast no-op when everything is present.
+set -eu
+
+PKGS="make gcc libc6-dev pkg-config linux-image-amd64 linux-headers-amd64
+qemu-system-x86 busybox-static rdma-core ibverbs-providers ibverbs-utils
+rdmacm-utils libibverbs-dev librdmacm-dev nvme-cli fio iproute2 kmod cpio
+libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libjson-c-dev libcmocka-dev
+perftest tcpdump"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$st" = "installed" ] || missing="$missing $p"
+done
+
+if [ -z "$missing" ]; then
+	exit 0
+fi
+
+echo "deps: installing:$missing"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing

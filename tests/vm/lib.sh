@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for guest tests (busybox sh).  A test is a script sourced after
+# this file with `set -e` in force: any failing command fails the test.
+# Exit 0 = pass, 77 = skip (say why with skip), anything else = fail.
+
+set -e
+
+TRADDR=10.99.0.1
+TRADDR6=fd99::1
+HOSTNQN=$(cat /etc/nvme/hostnqn)
+NVMET_CFS=/sys/kernel/config/nvmet
+PURLIN_CFS=/sys/kernel/config/purlin
+
+log() { echo "== $*"; }
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+# report LINE: a line the host prints in its summary.
+report() { echo "SAY $*"; }
+
+# expect_fail CMD...: CMD must fail.
+expect_fail() {
+	if "$@"; then fail "expected failure: $*"; fi
+	return 0
+}
+
+# wait_for COND-CMD [TENTHS]: poll until CMD succeeds (default 10 s).
+wait_for() {
+	local cmd=$1 n=${2:-100}
+	while [ "$n" -gt 0 ]; do
+		if eval "$cmd" >/dev/null 2>&1; then return 0; fi
+		sleep 0.1
+		n=$((n - 1))
+	done
+	fail "timed out waiting for: $cmd"
+}
+
+# nullblk_create NAME SIZE_MB: a memory-backed null_blk through configfs
+# (data persists, so fio verify works).  Prints the device path.
+nullblk_create() {
+	local name=$1 size=$2 d
+	modprobe null_blk nr_devices=0 queue_mode=2
+	d=/sys/kernel/config/nullb/$name
+	mkdir "$d"
+	echo "$size" > "$d/size"
+	echo 1 > "$d/memory_backed"
+	echo 512 > "$d/blocksize"
+	echo 1 > "$d/power"
+	wait_for "[ -b /dev/$name ]"
+	echo "/dev/$name"
+}
+
+nullblk_destroy() {
+	local d=/sys/kernel/config/nullb/$1
+	[ -d "$d" ] || return 0
+	echo 0 > "$d/power"
+	rmdir "$d"
+}
+
+# nvme_dev_for NQN [NSID]: the block device of namespace NSID (default: the
+# first one) of the subsystem NQN the host is connected to.  Works with and
+# without native multipath (nvmeXnY heads vs per-controller nodes).
+nvme_dev_for() {
+	local s e n
+	for s in /sys/class/nvme-subsystem/nvme-subsys*; do
+		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+		for e in "$s"/nvme*n* "$s"/nvme*/nvme*n*; do
+			[ -e "$e/nsid" ] || continue
+			n=$(basename "$e")
+			case "$n" in nvme*c*n*) continue ;; esac
+			[ -z "${2:-}" ] || [ "$(cat "$e/nsid")" = "$2" ] || continue
+			echo "/dev/$n"
+			return 0
+		done
+	done
+	return 1
+}
+
+# fio_verify DEV BS IODEPTH [SIZE]: random write then read back with crc32c.
+fio_verify() {
+	local dev=$1 bs=$2 qd=$3 size=${4:-8M}
+	fio --name=verify --filename="$dev" --ioengine=libaio --direct=1 \
+		--rw=randwrite --bs="$bs" --iodepth="$qd" --size="$size" \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--randrepeat=0 --norandommap=0 --output-format=terse \
+		--terse-version=3 > /tmp/fio.out 2>&1 ||
+		{ cat /tmp/fio.out; fail "fio verify on $dev bs=$bs qd=$qd"; }
+}
+
+# nvmet_export NQN DEV PORTID [TRSVCID]: export DEV through Linux's nvmet
+# on rdma TRADDR:TRSVCID.
+nvmet_export() {
+	local nqn=$1 dev=$2 port=$3 svc=${4:-4420} s p
+	modprobe nvmet
+	modprobe nvmet-rdma
+	s=$NVMET_CFS/subsystems/$nqn
+	mkdir "$s"
+	echo 1 > "$s/attr_allow_any_host"
+	mkdir "$s/namespaces/1"
+	echo "$dev" > "$s/namespaces/1/device_path"
+	echo 1 > "$s/namespaces/1/enable"
+	p=$NVMET_CFS/ports/$port
+	mkdir "$p"
+	echo rdma > "$p/addr_trtype"
+	echo ipv4 > "$p/addr_adrfam"
+	echo "$TRADDR" > "$p/addr_traddr"
+	echo "$svc" > "$p/addr_trsvcid"
+	ln -s "$s" "$p/subsystems/$nqn"
+}
+
+# nvmet_unexport NQN PORTID
+nvmet_unexport() {
+	local nqn=$1 port=$2
+	rm -f "$NVMET_CFS/ports/$port/subsystems/$nqn"
+	rmdir "$NVMET_CFS/ports/$port"
+	echo 0 > "$NVMET_CFS/subsystems/$nqn/namespaces/1/enable"
+	rmdir "$NVMET_CFS/subsystems/$nqn/namespaces/1"
+	rmdir "$NVMET_CFS/subsystems/$nqn"
+}

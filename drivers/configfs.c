@@ -1,16 +1,1175 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Purlin configfs tree: /sys/kernel/config/purlin/{subsystems,ports,hosts}.
+ * The configfs tree at /sys/kernel/config/purlin, laid out like the Linux
+ * NVMe target's so that configurations move between the two:
+ *
+ *   subsystems/<nqn>/attr_*, namespaces/<nsid>/{device_path,...},
+ *                    allowed_hosts/<hostnqn> -> hosts/<hostnqn>
+ *   ports/<id>/addr_*, param_*, subsystems/<nqn> -> subsystems/<nqn>
+ *   hosts/<hostnqn>/
+ *
+ * Every store validates fully before changing anything.  Lock order:
+ * purlin_port_mutex, then purlin_cfg_sem, then subsys->lock.
  */
+#define pr_fmt(fmt) "purlin: " fmt
+
+#include <linux/ctype.h>
+#include <linux/inet.h>
 #include <linux/module.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
 
 #include "purlin.h"
 
-static const struct config_item_type purlin_dir_type = {
+/* Serialises port enable/disable, which may wait for queues to go. */
+static DEFINE_MUTEX(purlin_port_mutex);
+
+static const struct config_item_type purlin_subsys_type;
+static const struct config_item_type purlin_host_type;
+
+/* ---- validation helpers ----------------------------------------------- */
+
+/* "nqn.yyyy-mm.<reverse domain>[:...]", at most NVMF_NQN_SIZE bytes. */
+static bool purlin_valid_nqn(const char *nqn)
+{
+	size_t len = strlen(nqn), i;
+
+	if (len < 13 || len > NVMF_NQN_SIZE || strncmp(nqn, "nqn.", 4))
+		return false;
+	for (i = 4; i < 11; i++) {
+		if (i == 8 ? nqn[i] != '-' : !isdigit(nqn[i]))
+			return false;
+	}
+	if (nqn[11] != '.')
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isgraph(nqn[i]) || nqn[i] == '/')
+			return false;
+	return true;
+}
+
+/* Copy a sysfs-style value without its trailing newline. */
+static ssize_t purlin_strip(char *dst, size_t size, const char *page,
+			    size_t count)
+{
+	size_t len = strcspn(page, "\n");
+
+	if (len >= size || len > count)
+		return -EINVAL;
+	memcpy(dst, page, len);
+	dst[len] = '\0';
+	return len;
+}
+
+static bool purlin_printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
+/* ---- hosts ------------------------------------------------------------- */
+
+static void purlin_host_release(struct config_item *item)
+{
+	kfree(container_of(to_config_group(item), struct purlin_host, group));
+}
+
+static struct configfs_item_operations purlin_host_item_ops = {
+	.release = purlin_host_release,
+};
+
+static const struct config_item_type purlin_host_type = {
+	.ct_item_ops = &purlin_host_item_ops,
 	.ct_owner = THIS_MODULE,
 };
 
-static struct config_group purlin_subsys_group;
+static struct config_group *purlin_hosts_make(struct config_group *group,
+					      const char *name)
+{
+	struct purlin_host *host;
+
+	if (!purlin_valid_nqn(name) || !strcmp(name, PURLIN_DISC_NQN))
+		return ERR_PTR(-EINVAL);
+	host = kzalloc(sizeof(*host), GFP_KERNEL);
+	if (!host)
+		return ERR_PTR(-ENOMEM);
+	config_group_init_type_name(&host->group, name, &purlin_host_type);
+	return &host->group;
+}
+
+static void purlin_hosts_drop(struct config_group *group,
+			      struct config_item *item)
+{
+	struct purlin_host *host = container_of(to_config_group(item),
+						struct purlin_host, group);
+	struct purlin_host_link *l, *tmp;
+	struct purlin_subsys *subsys;
+
+	/* Forget the host everywhere it is allowed. */
+	down_write(&purlin_cfg_sem);
+	list_for_each_entry(subsys, &purlin_subsystems, entry) {
+		list_for_each_entry_safe(l, tmp, &subsys->hosts, entry) {
+			if (l->host != host)
+				continue;
+			list_del(&l->entry);
+			kfree(l);
+		}
+	}
+	purlin_disc_changed();
+	up_write(&purlin_cfg_sem);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations purlin_hosts_group_ops = {
+	.make_group = purlin_hosts_make,
+	.drop_item = purlin_hosts_drop,
+};
+
+static const struct config_item_type purlin_hosts_type = {
+	.ct_group_ops = &purlin_hosts_group_ops,
+	.ct_owner = THIS_MODULE,
+};
+
+/* ---- namespaces -------------------------------------------------------- */
+
+static struct purlin_ns *to_ns(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct purlin_ns, group);
+}
+
+static ssize_t purlin_ns_device_path_show(struct config_item *item,
+					  char *page)
+{
+	struct purlin_ns *ns = to_ns(item);
+	ssize_t n;
+
+	mutex_lock(&ns->subsys->lock);
+	n = sprintf(page, "%s\n", ns->device_path ?: "");
+	mutex_unlock(&ns->subsys->lock);
+	return n;
+}
+
+static int purlin_check_device(const char *path)
+{
+	struct path p;
+	int ret;
+
+	ret = kern_path(path, LOOKUP_FOLLOW, &p);
+	if (ret)
+		return ret;
+	if (!S_ISBLK(d_inode(p.dentry)->i_mode))
+		ret = -ENOTBLK;
+	path_put(&p);
+	return ret;
+}
+
+static ssize_t purlin_ns_device_path_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	struct purlin_ns *ns = to_ns(item);
+	char *path;
+	ssize_t len;
+	int ret;
+
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	len = purlin_strip(path, PATH_MAX, page, count);
+	if (len <= 0 || path[0] != '/') {
+		kfree(path);
+		return -EINVAL;
+	}
+	ret = purlin_check_device(path);
+	if (ret) {
+		kfree(path);
+		return ret;
+	}
+	mutex_lock(&ns->subsys->lock);
+	if (ns->enabled) {
+		mutex_unlock(&ns->subsys->lock);
+		kfree(path);
+		return -EBUSY;
+	}
+	kfree(ns->device_path);
+	ns->device_path = kstrdup(path, GFP_KERNEL);
+	mutex_unlock(&ns->subsys->lock);
+	kfree(path);
+	return ns->device_path ? count : -ENOMEM;
+}
+CONFIGFS_ATTR(purlin_ns_, device_path);
+
+static ssize_t purlin_ns_device_uuid_show(struct config_item *item,
+					  char *page)
+{
+	return sprintf(page, "%pUb\n", &to_ns(item)->uuid);
+}
+
+static ssize_t purlin_ns_device_uuid_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	struct purlin_ns *ns = to_ns(item);
+	char buf[UUID_STRING_LEN + 1];
+	uuid_t uuid;
+
+	if (purlin_strip(buf, sizeof(buf), page, count) != UUID_STRING_LEN ||
+	    uuid_parse(buf, &uuid))
+		return -EINVAL;
+	mutex_lock(&ns->subsys->lock);
+	if (ns->enabled) {
+		mutex_unlock(&ns->subsys->lock);
+		return -EBUSY;
+	}
+	uuid_copy(&ns->uuid, &uuid);
+	mutex_unlock(&ns->subsys->lock);
+	return count;
+}
+CONFIGFS_ATTR(purlin_ns_, device_uuid);
+
+static ssize_t purlin_ns_device_nguid_show(struct config_item *item,
+					   char *page)
+{
+	return sprintf(page, "%pUb\n", to_ns(item)->nguid);
+}
+
+/* 32 hex digits, '-' allowed between byte pairs. */
+static int purlin_parse_nguid(const char *s, u8 *nguid)
+{
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		if (*s == '-')
+			s++;
+		if (hex2bin(&nguid[i], s, 1))
+			return -EINVAL;
+		s += 2;
+	}
+	return *s ? -EINVAL : 0;
+}
+
+static ssize_t purlin_ns_device_nguid_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	struct purlin_ns *ns = to_ns(item);
+	char buf[64];
+	u8 nguid[16];
+
+	if (purlin_strip(buf, sizeof(buf), page, count) < 32 ||
+	    purlin_parse_nguid(buf, nguid))
+		return -EINVAL;
+	mutex_lock(&ns->subsys->lock);
+	if (ns->enabled) {
+		mutex_unlock(&ns->subsys->lock);
+		return -EBUSY;
+	}
+	memcpy(ns->nguid, nguid, sizeof(nguid));
+	mutex_unlock(&ns->subsys->lock);
+	return count;
+}
+CONFIGFS_ATTR(purlin_ns_, device_nguid);
+
+static ssize_t purlin_ns_enable_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%d\n", READ_ONCE(to_ns(item)->enabled));
+}
+
+static ssize_t purlin_ns_enable_store(struct config_item *item,
+				      const char *page, size_t count)
+{
+	struct purlin_ns *ns = to_ns(item);
+	bool enable;
+	int ret = 0;
+
+	if (kstrtobool(page, &enable))
+		return -EINVAL;
+	mutex_lock(&ns->subsys->lock);
+	if (enable)
+		ret = purlin_ns_enable(ns);
+	else
+		purlin_ns_disable(ns);
+	mutex_unlock(&ns->subsys->lock);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_ns_, enable);
+
+static struct configfs_attribute *purlin_ns_attrs[] = {
+	&purlin_ns_attr_device_path,
+	&purlin_ns_attr_device_uuid,
+	&purlin_ns_attr_device_nguid,
+	&purlin_ns_attr_enable,
+	NULL,
+};
+
+static void purlin_ns_release(struct config_item *item)
+{
+	struct purlin_ns *ns = to_ns(item);
+
+	kfree(ns->device_path);
+	purlin_subsys_put(ns->subsys);
+	kfree(ns);
+}
+
+static struct configfs_item_operations purlin_ns_item_ops = {
+	.release = purlin_ns_release,
+};
+
+static const struct config_item_type purlin_ns_type = {
+	.ct_item_ops = &purlin_ns_item_ops,
+	.ct_attrs = purlin_ns_attrs,
+	.ct_owner = THIS_MODULE,
+};
+
+static struct config_group *purlin_ns_make(struct config_group *group,
+					   const char *name)
+{
+	struct purlin_subsys *subsys = container_of(group, struct purlin_subsys,
+						    namespaces_group);
+	struct purlin_ns *ns;
+	u32 nsid;
+
+	if (kstrtou32(name, 0, &nsid) || nsid == 0 || nsid > 1024)
+		return ERR_PTR(-EINVAL);
+	ns = kzalloc(sizeof(*ns), GFP_KERNEL);
+	if (!ns)
+		return ERR_PTR(-ENOMEM);
+	ns->nsid = nsid;
+	ns->subsys = subsys;
+	kref_get(&subsys->ref);
+	uuid_gen(&ns->uuid);
+	config_group_init_type_name(&ns->group, name, &purlin_ns_type);
+	return &ns->group;
+}
+
+static void purlin_ns_drop(struct config_group *group,
+			   struct config_item *item)
+{
+	struct purlin_ns *ns = to_ns(item);
+
+	mutex_lock(&ns->subsys->lock);
+	purlin_ns_disable(ns);
+	mutex_unlock(&ns->subsys->lock);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations purlin_namespaces_group_ops = {
+	.make_group = purlin_ns_make,
+	.drop_item = purlin_ns_drop,
+};
+
+static const struct config_item_type purlin_namespaces_type = {
+	.ct_group_ops = &purlin_namespaces_group_ops,
+	.ct_owner = THIS_MODULE,
+};
+
+/* ---- allowed hosts ------------------------------------------------------ */
+
+static int purlin_allowed_hosts_allow_link(struct config_item *parent,
+					   struct config_item *target)
+{
+	struct purlin_subsys *subsys = container_of(to_config_group(parent),
+					struct purlin_subsys, allowed_hosts_group);
+	struct purlin_host *host;
+	struct purlin_host_link *l, *new;
+	int ret = 0;
+
+	if (target->ci_type != &purlin_host_type)
+		return -EINVAL;
+	host = container_of(to_config_group(target), struct purlin_host, group);
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	new->host = host;
+
+	down_write(&purlin_cfg_sem);
+	if (subsys->allow_any_host) {
+		ret = -EINVAL;
+		goto out;
+	}
+	list_for_each_entry(l, &subsys->hosts, entry) {
+		if (l->host == host) {
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	list_add_tail(&new->entry, &subsys->hosts);
+	new = NULL;
+	purlin_disc_changed();
+out:
+	up_write(&purlin_cfg_sem);
+	kfree(new);
+	return ret;
+}
+
+static void purlin_allowed_hosts_drop_link(struct config_item *parent,
+					   struct config_item *target)
+{
+	struct purlin_subsys *subsys = container_of(to_config_group(parent),
+					struct purlin_subsys, allowed_hosts_group);
+	struct purlin_host *host = container_of(to_config_group(target),
+						struct purlin_host, group);
+	struct purlin_host_link *l, *tmp;
+
+	down_write(&purlin_cfg_sem);
+	list_for_each_entry_safe(l, tmp, &subsys->hosts, entry) {
+		if (l->host == host) {
+			list_del(&l->entry);
+			kfree(l);
+		}
+	}
+	purlin_disc_changed();
+	up_write(&purlin_cfg_sem);
+}
+
+static struct configfs_item_operations purlin_allowed_hosts_item_ops = {
+	.allow_link = purlin_allowed_hosts_allow_link,
+	.drop_link = purlin_allowed_hosts_drop_link,
+};
+
+static const struct config_item_type purlin_allowed_hosts_type = {
+	.ct_item_ops = &purlin_allowed_hosts_item_ops,
+	.ct_owner = THIS_MODULE,
+};
+
+/* ---- subsystems ----------------------------------------------------------- */
+
+static struct purlin_subsys *to_subsys(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct purlin_subsys, group);
+}
+
+static ssize_t purlin_subsys_attr_allow_any_host_show(struct config_item *item,
+						      char *page)
+{
+	return sprintf(page, "%d\n", READ_ONCE(to_subsys(item)->allow_any_host));
+}
+
+static ssize_t purlin_subsys_attr_allow_any_host_store(struct config_item *item,
+						       const char *page,
+						       size_t count)
+{
+	struct purlin_subsys *subsys = to_subsys(item);
+	bool allow;
+	int ret = 0;
+
+	if (kstrtobool(page, &allow))
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	if (allow && !list_empty(&subsys->hosts))
+		ret = -EINVAL;	/* allowed_hosts must be empty first */
+	else if (subsys->allow_any_host != allow) {
+		subsys->allow_any_host = allow;
+		purlin_disc_changed();
+	}
+	up_write(&purlin_cfg_sem);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_subsys_, attr_allow_any_host);
+
+/* String attributes shown in Identify Controller. */
+static ssize_t purlin_subsys_str_show(char *page, const char *val)
+{
+	ssize_t n;
+
+	down_read(&purlin_cfg_sem);
+	n = sprintf(page, "%s\n", val);
+	up_read(&purlin_cfg_sem);
+	return n;
+}
+
+static ssize_t purlin_subsys_str_store(char *dst, size_t size,
+				       const char *page, size_t count)
+{
+	char buf[64];
+	ssize_t len;
+
+	len = purlin_strip(buf, min(size, sizeof(buf)), page, count);
+	if (len <= 0 || !purlin_printable(buf))
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	strscpy(dst, buf, size);
+	up_write(&purlin_cfg_sem);
+	return count;
+}
+
+#define PURLIN_SUBSYS_STR_ATTR(name, field)				\
+static ssize_t purlin_subsys_attr_##name##_show(struct config_item *item, \
+						char *page)		\
+{									\
+	return purlin_subsys_str_show(page, to_subsys(item)->field);	\
+}									\
+static ssize_t purlin_subsys_attr_##name##_store(struct config_item *item, \
+						 const char *page,	\
+						 size_t count)		\
+{									\
+	struct purlin_subsys *s = to_subsys(item);			\
+									\
+	return purlin_subsys_str_store(s->field, sizeof(s->field), page, \
+				       count);				\
+}									\
+CONFIGFS_ATTR(purlin_subsys_, attr_##name)
+
+PURLIN_SUBSYS_STR_ATTR(serial, serial);
+PURLIN_SUBSYS_STR_ATTR(model, model);
+PURLIN_SUBSYS_STR_ATTR(firmware, firmware);
+
+static ssize_t purlin_subsys_attr_version_show(struct config_item *item,
+					       char *page)
+{
+	u32 v = READ_ONCE(to_subsys(item)->version);
+
+	if (NVME_TERTIARY(v))
+		return sprintf(page, "%u.%u.%u\n", NVME_MAJOR(v),
+			       NVME_MINOR(v), NVME_TERTIARY(v));
+	return sprintf(page, "%u.%u\n", NVME_MAJOR(v), NVME_MINOR(v));
+}
+
+static ssize_t purlin_subsys_attr_version_store(struct config_item *item,
+						const char *page, size_t count)
+{
+	struct purlin_subsys *subsys = to_subsys(item);
+	unsigned int major, minor, ter = 0;
+	char tail;
+	int n;
+
+	n = sscanf(page, "%u.%u.%u%c", &major, &minor, &ter, &tail);
+	if (n < 2 || (n == 4 && tail != '\n') || major == 0 ||
+	    major > 0xffff || minor > 0xff || ter > 0xff)
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	subsys->version = NVME_VS(major, minor, ter);
+	up_write(&purlin_cfg_sem);
+	return count;
+}
+CONFIGFS_ATTR(purlin_subsys_, attr_version);
+
+static ssize_t purlin_subsys_attr_cntlid_min_show(struct config_item *item,
+						  char *page)
+{
+	return sprintf(page, "%u\n", READ_ONCE(to_subsys(item)->cntlid_min));
+}
+
+static ssize_t purlin_subsys_attr_cntlid_min_store(struct config_item *item,
+						   const char *page,
+						   size_t count)
+{
+	struct purlin_subsys *subsys = to_subsys(item);
+	u16 v;
+	int ret = 0;
+
+	if (kstrtou16(page, 0, &v) || v == 0 || v > NVME_CNTLID_MAX)
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	if (v > subsys->cntlid_max)
+		ret = -EINVAL;
+	else
+		subsys->cntlid_min = v;
+	up_write(&purlin_cfg_sem);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_subsys_, attr_cntlid_min);
+
+static ssize_t purlin_subsys_attr_cntlid_max_show(struct config_item *item,
+						  char *page)
+{
+	return sprintf(page, "%u\n", READ_ONCE(to_subsys(item)->cntlid_max));
+}
+
+static ssize_t purlin_subsys_attr_cntlid_max_store(struct config_item *item,
+						   const char *page,
+						   size_t count)
+{
+	struct purlin_subsys *subsys = to_subsys(item);
+	u16 v;
+	int ret = 0;
+
+	if (kstrtou16(page, 0, &v) || v == 0 || v > NVME_CNTLID_MAX)
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	if (v < subsys->cntlid_min)
+		ret = -EINVAL;
+	else
+		subsys->cntlid_max = v;
+	up_write(&purlin_cfg_sem);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_subsys_, attr_cntlid_max);
+
+static ssize_t purlin_subsys_attr_qid_max_show(struct config_item *item,
+					       char *page)
+{
+	return sprintf(page, "%u\n", READ_ONCE(to_subsys(item)->max_qid));
+}
+
+static ssize_t purlin_subsys_attr_qid_max_store(struct config_item *item,
+						const char *page, size_t count)
+{
+	struct purlin_subsys *subsys = to_subsys(item);
+	u16 v;
+
+	if (kstrtou16(page, 0, &v) || v == 0 || v > PRL_MAX_QID)
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	subsys->max_qid = v;
+	up_write(&purlin_cfg_sem);
+	return count;
+}
+CONFIGFS_ATTR(purlin_subsys_, attr_qid_max);
+
+static ssize_t purlin_subsys_attr_ieee_oui_show(struct config_item *item,
+						char *page)
+{
+	struct purlin_subsys *subsys = to_subsys(item);
+	u32 oui;
+
+	down_read(&purlin_cfg_sem);
+	oui = subsys->ieee_oui[0] | subsys->ieee_oui[1] << 8 |
+	      subsys->ieee_oui[2] << 16;
+	up_read(&purlin_cfg_sem);
+	return sprintf(page, "0x%06x\n", oui);
+}
+
+static ssize_t purlin_subsys_attr_ieee_oui_store(struct config_item *item,
+						 const char *page, size_t count)
+{
+	struct purlin_subsys *subsys = to_subsys(item);
+	u32 oui;
+
+	if (kstrtou32(page, 0, &oui) || oui > 0xffffff)
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	subsys->ieee_oui[0] = oui & 0xff;
+	subsys->ieee_oui[1] = (oui >> 8) & 0xff;
+	subsys->ieee_oui[2] = (oui >> 16) & 0xff;
+	up_write(&purlin_cfg_sem);
+	return count;
+}
+CONFIGFS_ATTR(purlin_subsys_, attr_ieee_oui);
+
+static struct configfs_attribute *purlin_subsys_attrs[] = {
+	&purlin_subsys_attr_attr_allow_any_host,
+	&purlin_subsys_attr_attr_serial,
+	&purlin_subsys_attr_attr_model,
+	&purlin_subsys_attr_attr_firmware,
+	&purlin_subsys_attr_attr_version,
+	&purlin_subsys_attr_attr_cntlid_min,
+	&purlin_subsys_attr_attr_cntlid_max,
+	&purlin_subsys_attr_attr_qid_max,
+	&purlin_subsys_attr_attr_ieee_oui,
+	NULL,
+};
+
+static void purlin_subsys_item_release(struct config_item *item)
+{
+	purlin_subsys_put(to_subsys(item));
+}
+
+static struct configfs_item_operations purlin_subsys_item_ops = {
+	.release = purlin_subsys_item_release,
+};
+
+static const struct config_item_type purlin_subsys_type = {
+	.ct_item_ops = &purlin_subsys_item_ops,
+	.ct_attrs = purlin_subsys_attrs,
+	.ct_owner = THIS_MODULE,
+};
+
+static struct config_group *purlin_subsys_make(struct config_group *group,
+					       const char *name)
+{
+	struct purlin_subsys *subsys;
+
+	if (!purlin_valid_nqn(name) || !strcmp(name, PURLIN_DISC_NQN))
+		return ERR_PTR(-EINVAL);
+	subsys = purlin_subsys_alloc(name, PURLIN_SUBSYS_NVME);
+	if (!subsys)
+		return ERR_PTR(-ENOMEM);
+	config_group_init_type_name(&subsys->group, name, &purlin_subsys_type);
+	config_group_init_type_name(&subsys->namespaces_group, "namespaces",
+				    &purlin_namespaces_type);
+	configfs_add_default_group(&subsys->namespaces_group, &subsys->group);
+	config_group_init_type_name(&subsys->allowed_hosts_group,
+				    "allowed_hosts", &purlin_allowed_hosts_type);
+	configfs_add_default_group(&subsys->allowed_hosts_group,
+				   &subsys->group);
+
+	down_write(&purlin_cfg_sem);
+	list_add_tail(&subsys->entry, &purlin_subsystems);
+	up_write(&purlin_cfg_sem);
+	return &subsys->group;
+}
+
+static void purlin_subsys_drop(struct config_group *group,
+			       struct config_item *item)
+{
+	struct purlin_subsys *subsys = to_subsys(item);
+	struct purlin_subsys_link *sl, *stmp;
+	struct purlin_host_link *hl, *htmp;
+	struct purlin_port *port;
+
+	/* Unexport it everywhere; its controllers go. */
+	down_write(&purlin_cfg_sem);
+	list_del_init(&subsys->entry);
+	list_for_each_entry(port, &purlin_ports, entry) {
+		list_for_each_entry_safe(sl, stmp, &port->subsystems, entry) {
+			if (sl->subsys != subsys)
+				continue;
+			list_del(&sl->entry);
+			purlin_subsys_put(sl->subsys);
+			kfree(sl);
+		}
+	}
+	list_for_each_entry_safe(hl, htmp, &subsys->hosts, entry) {
+		list_del(&hl->entry);
+		kfree(hl);
+	}
+	purlin_disc_changed();
+	up_write(&purlin_cfg_sem);
+	purlin_subsys_del_ctrls(subsys);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations purlin_subsystems_group_ops = {
+	.make_group = purlin_subsys_make,
+	.drop_item = purlin_subsys_drop,
+};
+
+static const struct config_item_type purlin_subsystems_type = {
+	.ct_group_ops = &purlin_subsystems_group_ops,
+	.ct_owner = THIS_MODULE,
+};
+
+/* ---- ports -------------------------------------------------------------- */
+
+static struct purlin_port *to_port(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct purlin_port, group);
+}
+
+/*
+ * Run fn on the port's address under purlin_cfg_sem, refusing changes
+ * while the port is enabled.
+ */
+static ssize_t purlin_port_addr_store(struct config_item *item,
+				      const char *page, size_t count,
+				      int (*fn)(struct purlin_port *port,
+						const char *val))
+{
+	struct purlin_port *port = to_port(item);
+	char buf[NVMF_TRADDR_SIZE];
+	int ret;
+
+	if (purlin_strip(buf, sizeof(buf), page, count) < 0)
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	if (port->enabled)
+		ret = -EACCES;
+	else
+		ret = fn(port, buf);
+	up_write(&purlin_cfg_sem);
+	return ret ? ret : count;
+}
+
+static ssize_t purlin_port_addr_trtype_show(struct config_item *item,
+					    char *page)
+{
+	return sprintf(page, "%s\n", to_port(item)->disc_addr.trtype ==
+		       NVMF_TRTYPE_RDMA ? "rdma" : "");
+}
+
+static int purlin_set_trtype(struct purlin_port *port, const char *val)
+{
+	if (strcmp(val, "rdma"))
+		return -EINVAL;
+	port->disc_addr.trtype = NVMF_TRTYPE_RDMA;
+	port->disc_addr.tsas.rdma.qptype = NVMF_RDMA_QPTYPE_CONNECTED;
+	port->disc_addr.tsas.rdma.prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
+	port->disc_addr.tsas.rdma.cms = NVMF_RDMA_CMS_RDMA_CM;
+	return 0;
+}
+
+static ssize_t purlin_port_addr_trtype_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	return purlin_port_addr_store(item, page, count, purlin_set_trtype);
+}
+CONFIGFS_ATTR(purlin_port_, addr_trtype);
+
+static ssize_t purlin_port_addr_adrfam_show(struct config_item *item,
+					    char *page)
+{
+	switch (to_port(item)->disc_addr.adrfam) {
+	case NVMF_ADDR_FAMILY_IP4:
+		return sprintf(page, "ipv4\n");
+	case NVMF_ADDR_FAMILY_IP6:
+		return sprintf(page, "ipv6\n");
+	default:
+		return sprintf(page, "\n");
+	}
+}
+
+static int purlin_set_adrfam(struct purlin_port *port, const char *val)
+{
+	if (!strcmp(val, "ipv4"))
+		port->disc_addr.adrfam = NVMF_ADDR_FAMILY_IP4;
+	else if (!strcmp(val, "ipv6"))
+		port->disc_addr.adrfam = NVMF_ADDR_FAMILY_IP6;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t purlin_port_addr_adrfam_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	return purlin_port_addr_store(item, page, count, purlin_set_adrfam);
+}
+CONFIGFS_ATTR(purlin_port_, addr_adrfam);
+
+static ssize_t purlin_port_addr_traddr_show(struct config_item *item,
+					    char *page)
+{
+	return sprintf(page, "%s\n", to_port(item)->disc_addr.traddr);
+}
+
+static int purlin_set_traddr(struct purlin_port *port, const char *val)
+{
+	u8 addr[16];
+	bool ok;
+
+	if (port->disc_addr.adrfam == NVMF_ADDR_FAMILY_IP6)
+		ok = in6_pton(val, -1, addr, -1, NULL);
+	else
+		ok = in4_pton(val, -1, addr, -1, NULL);
+	if (!ok)
+		return -EINVAL;
+	strscpy(port->disc_addr.traddr, val, sizeof(port->disc_addr.traddr));
+	return 0;
+}
+
+static ssize_t purlin_port_addr_traddr_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	return purlin_port_addr_store(item, page, count, purlin_set_traddr);
+}
+CONFIGFS_ATTR(purlin_port_, addr_traddr);
+
+static ssize_t purlin_port_addr_trsvcid_show(struct config_item *item,
+					     char *page)
+{
+	return sprintf(page, "%s\n", to_port(item)->disc_addr.trsvcid);
+}
+
+static int purlin_set_trsvcid(struct purlin_port *port, const char *val)
+{
+	u16 svc;
+
+	if (kstrtou16(val, 10, &svc) || svc == 0)
+		return -EINVAL;
+	snprintf(port->disc_addr.trsvcid, sizeof(port->disc_addr.trsvcid),
+		 "%u", svc);
+	return 0;
+}
+
+static ssize_t purlin_port_addr_trsvcid_store(struct config_item *item,
+					      const char *page, size_t count)
+{
+	return purlin_port_addr_store(item, page, count, purlin_set_trsvcid);
+}
+CONFIGFS_ATTR(purlin_port_, addr_trsvcid);
+
+static const char * const purlin_treq_names[] = {
+	[NVMF_TREQ_NOT_SPECIFIED] = "not specified",
+	[NVMF_TREQ_REQUIRED] = "required",
+	[NVMF_TREQ_NOT_REQUIRED] = "not required",
+};
+
+static ssize_t purlin_port_addr_treq_show(struct config_item *item,
+					  char *page)
+{
+	u8 treq = to_port(item)->disc_addr.treq & NVME_TREQ_SECURE_CHANNEL_MASK;
+
+	if (treq >= ARRAY_SIZE(purlin_treq_names))
+		return sprintf(page, "\n");
+	return sprintf(page, "%s\n", purlin_treq_names[treq]);
+}
+
+static int purlin_set_treq(struct purlin_port *port, const char *val)
+{
+	u8 i;
+
+	for (i = 0; i < ARRAY_SIZE(purlin_treq_names); i++) {
+		if (!strcmp(val, purlin_treq_names[i])) {
+			port->disc_addr.treq = (port->disc_addr.treq &
+					~NVME_TREQ_SECURE_CHANNEL_MASK) | i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static ssize_t purlin_port_addr_treq_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	return purlin_port_addr_store(item, page, count, purlin_set_treq);
+}
+CONFIGFS_ATTR(purlin_port_, addr_treq);
+
+static ssize_t purlin_port_param_inline_data_size_show(struct config_item *item,
+						       char *page)
+{
+	return sprintf(page, "%u\n", to_port(item)->inline_data_size);
+}
+
+static int purlin_port_set_u32(struct config_item *item, const char *page,
+			       u32 *field, u32 def, u32 min, u32 max)
+{
+	struct purlin_port *port = to_port(item);
+	int v, ret = 0;
+
+	if (kstrtoint(page, 0, &v))
+		return -EINVAL;
+	if (v == -1)
+		v = def;
+	if (v < (int)min || v > (int)max)
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	if (port->enabled)
+		ret = -EACCES;
+	else
+		*field = v;
+	up_write(&purlin_cfg_sem);
+	return ret;
+}
+
+static ssize_t purlin_port_param_inline_data_size_store(struct config_item *item,
+							const char *page,
+							size_t count)
+{
+	int ret = purlin_port_set_u32(item, page,
+				      &to_port(item)->inline_data_size,
+				      PRL_DEF_INLINE, 0, PRL_MAX_INLINE);
+
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_port_, param_inline_data_size);
+
+static ssize_t purlin_port_param_max_queue_size_show(struct config_item *item,
+						     char *page)
+{
+	return sprintf(page, "%u\n", to_port(item)->max_queue_size);
+}
+
+static ssize_t purlin_port_param_max_queue_size_store(struct config_item *item,
+						      const char *page,
+						      size_t count)
+{
+	int ret = purlin_port_set_u32(item, page,
+				      &to_port(item)->max_queue_size,
+				      PRL_DEF_QUEUE_SIZE, PRL_MIN_QUEUE_SIZE,
+				      PRL_MAX_QUEUE_SIZE);
+
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_port_, param_max_queue_size);
+
+static struct configfs_attribute *purlin_port_attrs[] = {
+	&purlin_port_attr_addr_trtype,
+	&purlin_port_attr_addr_adrfam,
+	&purlin_port_attr_addr_traddr,
+	&purlin_port_attr_addr_trsvcid,
+	&purlin_port_attr_addr_treq,
+	&purlin_port_attr_param_inline_data_size,
+	&purlin_port_attr_param_max_queue_size,
+	NULL,
+};
+
+/* ports/<id>/subsystems/<nqn>: export a subsystem through the port. */
+static int purlin_port_subsys_allow_link(struct config_item *parent,
+					 struct config_item *target)
+{
+	struct purlin_port *port = container_of(to_config_group(parent),
+						struct purlin_port, subsys_group);
+	struct purlin_subsys *subsys;
+	struct purlin_subsys_link *l, *new;
+	int ret = 0;
+
+	if (target->ci_type != &purlin_subsys_type)
+		return -EINVAL;
+	subsys = to_subsys(target);
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	new->subsys = subsys;
+
+	mutex_lock(&purlin_port_mutex);
+	down_write(&purlin_cfg_sem);
+	list_for_each_entry(l, &port->subsystems, entry) {
+		if (l->subsys == subsys) {
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	if (list_empty(&subsys->entry)) {
+		ret = -ENOENT;		/* being removed */
+		goto out;
+	}
+	/* The first link binds the listener; its errno goes to ln(1). */
+	ret = purlin_port_enable(port);
+	if (ret)
+		goto out;
+	kref_get(&subsys->ref);
+	list_add_tail(&new->entry, &port->subsystems);
+	new = NULL;
+	purlin_disc_changed();
+out:
+	up_write(&purlin_cfg_sem);
+	mutex_unlock(&purlin_port_mutex);
+	kfree(new);
+	return ret;
+}
+
+/* Tear down the subsystem's controllers that came through this port. */
+static void purlin_port_del_ctrls(struct purlin_port *port,
+				  struct purlin_subsys *subsys)
+{
+	struct purlin_ctrl *ctrl;
+
+	mutex_lock(&subsys->lock);
+	list_for_each_entry(ctrl, &subsys->ctrls, entry)
+		if (ctrl->port == port)
+			purlin_ctrl_fatal(ctrl);
+	mutex_unlock(&subsys->lock);
+}
+
+static void purlin_port_subsys_drop_link(struct config_item *parent,
+					 struct config_item *target)
+{
+	struct purlin_port *port = container_of(to_config_group(parent),
+						struct purlin_port, subsys_group);
+	struct purlin_subsys *subsys = to_subsys(target);
+	struct purlin_subsys_link *l, *found = NULL;
+	bool last;
+
+	mutex_lock(&purlin_port_mutex);
+	down_write(&purlin_cfg_sem);
+	list_for_each_entry(l, &port->subsystems, entry) {
+		if (l->subsys == subsys) {
+			found = l;
+			list_del(&l->entry);
+			break;
+		}
+	}
+	last = list_empty(&port->subsystems);
+	purlin_disc_changed();
+	up_write(&purlin_cfg_sem);
+
+	if (found) {
+		purlin_port_del_ctrls(port, subsys);
+		purlin_subsys_put(subsys);
+		kfree(found);
+	}
+	if (last)
+		purlin_port_disable(port);
+	mutex_unlock(&purlin_port_mutex);
+}
+
+static struct configfs_item_operations purlin_port_subsys_item_ops = {
+	.allow_link = purlin_port_subsys_allow_link,
+	.drop_link = purlin_port_subsys_drop_link,
+};
+
+static const struct config_item_type purlin_port_subsys_type = {
+	.ct_item_ops = &purlin_port_subsys_item_ops,
+	.ct_owner = THIS_MODULE,
+};
+
+static void purlin_port_release(struct config_item *item)
+{
+	kfree(to_port(item));
+	atomic_dec(&purlin_live.ports);
+}
+
+static struct configfs_item_operations purlin_port_item_ops = {
+	.release = purlin_port_release,
+};
+
+static const struct config_item_type purlin_port_type = {
+	.ct_item_ops = &purlin_port_item_ops,
+	.ct_attrs = purlin_port_attrs,
+	.ct_owner = THIS_MODULE,
+};
+
+static struct config_group *purlin_port_make(struct config_group *group,
+					     const char *name)
+{
+	struct purlin_port *port;
+	u16 portid;
+
+	if (kstrtou16(name, 0, &portid))
+		return ERR_PTR(-EINVAL);
+	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&port->entry);
+	INIT_LIST_HEAD(&port->subsystems);
+	port->disc_addr.portid = cpu_to_le16(portid);
+	port->disc_addr.adrfam = NVMF_ADDR_FAMILY_IP4;
+	port->disc_addr.treq = NVMF_TREQ_DISABLE_SQFLOW;
+	strscpy(port->disc_addr.trsvcid, "4420", sizeof(port->disc_addr.trsvcid));
+	purlin_set_trtype(port, "rdma");
+	port->inline_data_size = PRL_DEF_INLINE;
+	port->max_queue_size = PRL_DEF_QUEUE_SIZE;
+
+	config_group_init_type_name(&port->group, name, &purlin_port_type);
+	config_group_init_type_name(&port->subsys_group, "subsystems",
+				    &purlin_port_subsys_type);
+	configfs_add_default_group(&port->subsys_group, &port->group);
+
+	down_write(&purlin_cfg_sem);
+	list_add_tail(&port->entry, &purlin_ports);
+	up_write(&purlin_cfg_sem);
+	atomic_inc(&purlin_live.ports);
+	return &port->group;
+}
+
+static void purlin_port_drop(struct config_group *group,
+			     struct config_item *item)
+{
+	struct purlin_port *port = to_port(item);
+	struct purlin_subsys_link *l, *tmp;
+	LIST_HEAD(links);
+
+	mutex_lock(&purlin_port_mutex);
+	down_write(&purlin_cfg_sem);
+	list_del_init(&port->entry);
+	list_splice_init(&port->subsystems, &links);
+	purlin_disc_changed();
+	up_write(&purlin_cfg_sem);
+	/* Disabling disconnects every queue of the port and waits. */
+	purlin_port_disable(port);
+	mutex_unlock(&purlin_port_mutex);
+	list_for_each_entry_safe(l, tmp, &links, entry) {
+		list_del(&l->entry);
+		purlin_subsys_put(l->subsys);
+		kfree(l);
+	}
+	config_item_put(item);
+}
+
+static struct configfs_group_operations purlin_ports_group_ops = {
+	.make_group = purlin_port_make,
+	.drop_item = purlin_port_drop,
+};
+
+static const struct config_item_type purlin_ports_type = {
+	.ct_group_ops = &purlin_ports_group_ops,
+	.ct_owner = THIS_MODULE,
+};
+
+/* ---- root ------------------------------------------------------------ */
+
+static struct config_group purlin_subsystems_group;
 static struct config_group purlin_ports_group;
 static struct config_group purlin_hosts_group;
 
@@ -34,14 +1193,14 @@ int purlin_configfs_init(void)
 	config_group_init(root);
 	mutex_init(&purlin_configfs.su_mutex);
 
-	config_group_init_type_name(&purlin_subsys_group, "subsystems",
-				    &purlin_dir_type);
-	configfs_add_default_group(&purlin_subsys_group, root);
+	config_group_init_type_name(&purlin_subsystems_group, "subsystems",
+				    &purlin_subsystems_type);
+	configfs_add_default_group(&purlin_subsystems_group, root);
 	config_group_init_type_name(&purlin_ports_group, "ports",
-				    &purlin_dir_type);
+				    &purlin_ports_type);
 	configfs_add_default_group(&purlin_ports_group, root);
 	config_group_init_type_name(&purlin_hosts_group, "hosts",
-				    &purlin_dir_type);
+				    &purlin_hosts_type);
 	configfs_add_default_group(&purlin_hosts_group, root);
 
 	return configfs_register_subsystem(&purlin_configfs);

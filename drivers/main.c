@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Purlin: module entry points.
+ * Purlin: module entry points.  The init ladder below and its mirror in
+ * purlin_exit() are the only places that order the subsystems' lifetimes.
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
@@ -8,20 +9,55 @@
 
 #include "purlin.h"
 
+static unsigned int data_pool_mb = 64;
+module_param(data_pool_mb, uint, 0444);
+MODULE_PARM_DESC(data_pool_mb,
+		 "Size of the data buffer pool in MiB (default 64, at least 4 MiB)");
+
+struct workqueue_struct *purlin_wq;
+
 static int __init purlin_init(void)
 {
 	int ret;
 
-	ret = purlin_configfs_init();
+	ret = purlin_bufpool_init(data_pool_mb);
 	if (ret)
 		return ret;
+	ret = -ENOMEM;
+	purlin_wq = alloc_workqueue("purlin", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!purlin_wq)
+		goto exit_pool;
+	purlin_disc_subsys = purlin_subsys_alloc(PURLIN_DISC_NQN,
+						 PURLIN_SUBSYS_DISCOVERY);
+	if (!purlin_disc_subsys)
+		goto destroy_wq;
+	ret = purlin_rdma_init();
+	if (ret)
+		goto put_disc;
+	ret = purlin_configfs_init();
+	if (ret)
+		goto exit_rdma;
 	pr_info("version %s loaded\n", PURLIN_VERSION);
 	return 0;
+
+exit_rdma:
+	purlin_rdma_exit();
+put_disc:
+	purlin_subsys_put(purlin_disc_subsys);
+destroy_wq:
+	destroy_workqueue(purlin_wq);
+exit_pool:
+	purlin_bufpool_exit();
+	return ret;
 }
 
 static void __exit purlin_exit(void)
 {
 	purlin_configfs_exit();
+	purlin_rdma_exit();
+	purlin_subsys_put(purlin_disc_subsys);
+	destroy_workqueue(purlin_wq);
+	purlin_bufpool_exit();
 	pr_info("unloaded\n");
 }
 
@@ -29,5 +65,6 @@ module_init(purlin_init);
 module_exit(purlin_exit);
 
 MODULE_DESCRIPTION("Purlin NVMe over Fabrics RDMA target");
+MODULE_AUTHOR("The Purlin developers");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(PURLIN_VERSION);

@@ -1,10 +1,336 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Purlin core: the objects of an NVMe over Fabrics target and the interface
+ * between the core and its transports.  Documentation/design.md describes
+ * the request flow, object lifetimes and locking rules summarised here.
+ */
 #ifndef PURLIN_H
 #define PURLIN_H
 
+#include <linux/bio.h>
+#include <linux/blkdev.h>
 #include <linux/configfs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/nvme.h>
+#include <linux/percpu-refcount.h>
+#include <linux/rwsem.h>
+#include <linux/scatterlist.h>
+#include <linux/uuid.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 
+#include "compat.h"
+
+#define PURLIN_DISC_NQN		"nqn.2014-08.org.nvmexpress.discovery"
+
+/* Status code "Do Not Retry" bit (NVME_SC_DNR / NVME_STATUS_DNR). */
+#define PRL_DNR			0x4000
+
+/* Limits advertised to hosts. */
+#define PRL_MDTS_SHIFT		8	/* 2^8 * 4 KiB = 1 MiB */
+#define PRL_MAX_XFER		(1U << (PRL_MDTS_SHIFT + 12))
+#define PRL_MAX_QUEUE_SIZE	1024
+#define PRL_MIN_QUEUE_SIZE	16
+#define PRL_DEF_QUEUE_SIZE	128
+#define PRL_ADMIN_QUEUE_SIZE	32
+#define PRL_DEF_INLINE		4096
+#define PRL_MAX_INLINE		16384
+#define PRL_AERL		4	/* async event requests held */
+#define PRL_DISC_KATO_MS	120000
+#define PRL_MAX_QID		128
+
+/* Data buffers come from the pool in chunks of this size (see bufpool.c). */
+#define PRL_CHUNK_ORDER		4
+#define PRL_CHUNK_SIZE		(PAGE_SIZE << PRL_CHUNK_ORDER)
+#define PRL_MAX_CHUNKS		(PRL_MAX_XFER / PRL_CHUNK_SIZE + 1)
+
+/*
+ * purlin_cfg_sem guards the configuration: the lists of subsystems, ports
+ * and hosts, each port's subsystem links, each subsystem's allowed hosts and
+ * the attributes hosts see in Identify and the discovery log.  configfs
+ * writers take it for writing; Connect and the discovery log read it.
+ */
+extern struct rw_semaphore purlin_cfg_sem;
+extern struct workqueue_struct *purlin_wq;
+
+/* Live object counters (tests check they return to baseline; main.c). */
+struct purlin_counters {
+	atomic_t ctrls;
+	atomic_t queues;
+	atomic_t reqs;
+	atomic_t subsystems;
+	atomic_t namespaces;
+	atomic_t ports;
+};
+extern struct purlin_counters purlin_live;
+
+struct purlin_req;
+struct purlin_ctrl;
+struct purlin_port;
+
+/* A transport: the core calls these; the transport calls purlin_req_*(). */
+struct purlin_transport_ops {
+	const char *name;
+	u8 trtype;
+	/* Bind the port's listener.  Called with purlin_cfg_sem held. */
+	int (*add_port)(struct purlin_port *port);
+	/* Unbind and disconnect every queue that came through the port; waits. */
+	void (*remove_port)(struct purlin_port *port);
+	/* Send req's completion (and its controller-to-host data). */
+	void (*queue_response)(struct purlin_req *req);
+	/* Start disconnecting every queue of ctrl; does not wait. */
+	void (*delete_ctrl)(struct purlin_ctrl *ctrl);
+};
+
+struct purlin_host {
+	struct config_group group;	/* item name is the host NQN */
+};
+
+static inline const char *purlin_host_nqn(struct purlin_host *h)
+{
+	return config_item_name(&h->group.cg_item);
+}
+
+enum purlin_subsys_type {
+	PURLIN_SUBSYS_NVME,
+	PURLIN_SUBSYS_DISCOVERY,
+};
+
+struct purlin_host_link {
+	struct list_head entry;
+	struct purlin_host *host;
+};
+
+struct purlin_subsys {
+	struct config_group group;
+	struct config_group namespaces_group;
+	struct config_group allowed_hosts_group;
+	struct kref ref;		/* configfs + one per controller */
+	struct list_head entry;		/* purlin_subsystems, cfg_sem */
+	enum purlin_subsys_type type;
+	char *subsysnqn;
+
+	/* Guards ctrls, namespace enable/disable and the cntlid ida. */
+	struct mutex lock;
+	struct list_head ctrls;
+	struct ida cntlid_ida;
+	/* Enabled namespaces by nsid: readers use RCU + ns->ref. */
+	struct xarray namespaces;
+	u32 nr_namespaces;
+
+	/* Under purlin_cfg_sem. */
+	struct list_head hosts;		/* struct purlin_host_link */
+	bool allow_any_host;
+	char serial[21];
+	char model[41];
+	char firmware[9];
+	u32 version;
+	u16 cntlid_min;
+	u16 cntlid_max;
+	u16 max_qid;
+	u8 ieee_oui[3];
+	bool model_set;
+};
+
+struct purlin_ns {
+	struct config_group group;
+	struct purlin_subsys *subsys;
+	u32 nsid;
+	/* Under subsys->lock. */
+	char *device_path;
+	uuid_t uuid;
+	u8 nguid[16];
+	bool enabled;
+
+	/* Valid while enabled. */
+	struct percpu_ref ref;		/* one per in-flight command */
+	struct completion disable_done;
+	struct purlin_bdev bdev;
+	u64 size;			/* bytes */
+	u8 blksize_shift;
+};
+
+struct purlin_subsys_link {
+	struct list_head entry;
+	struct purlin_subsys *subsys;
+};
+
+struct purlin_port {
+	struct config_group group;
+	struct config_group subsys_group;
+	struct list_head entry;		/* purlin_ports, cfg_sem */
+	struct list_head subsystems;	/* struct purlin_subsys_link, cfg_sem */
+	struct nvmf_disc_rsp_page_entry disc_addr;
+	u32 inline_data_size;
+	u32 max_queue_size;
+	bool enabled;
+	const struct purlin_transport_ops *ops;
+	void *priv;			/* the transport's listener */
+};
+
+/* A submission/completion queue pair as the core sees it. */
+struct purlin_sq {
+	struct purlin_ctrl *ctrl;
+	u16 qid;
+	u16 size;
+	u16 sqhd;
+	bool sqhd_disabled;
+	struct purlin_port *port;
+};
+
+struct purlin_ctrl {
+	struct purlin_subsys *subsys;
+	struct purlin_port *port;
+	struct kref ref;		/* one per installed queue */
+	struct list_head entry;		/* subsys->ctrls */
+	u16 cntlid;
+	char hostnqn[NVMF_NQN_FIELD_LEN];
+	uuid_t hostid;
+
+	/* Guards the fields below. */
+	struct mutex lock;
+	u32 cc;
+	u32 csts;
+	u32 aen_enabled;
+	u16 nr_io_queues;		/* granted by Set Features */
+	struct purlin_sq *sqs[PRL_MAX_QID + 1];
+	struct purlin_req *aer_reqs[PRL_AERL];
+	int nr_aer;
+
+	u32 kato;			/* ms, 0 = none */
+	bool ka_seen;			/* traffic since the last check */
+	struct delayed_work ka_work;
+	struct work_struct fatal_work;
+	bool fatal;
+	const struct purlin_transport_ops *ops;
+};
+
+/*
+ * A command in flight.  The transport embeds one in each of its
+ * pre-allocated per-queue response contexts; nothing here is allocated per
+ * command.
+ */
+struct purlin_req {
+	struct nvme_command *cmd;
+	struct nvme_completion *cqe;
+	struct purlin_sq *sq;
+	struct purlin_ns *ns;		/* holds ns->ref when set */
+	const struct purlin_transport_ops *ops;
+
+	struct scatterlist *sg;
+	int sg_cnt;
+	u32 transfer_len;		/* data length the host described */
+	u32 data_len;			/* data length the command needs */
+	bool to_host;			/* controller-to-host data */
+	bool defer_free;
+
+	void (*execute)(struct purlin_req *req);
+
+	struct bio bio;
+	struct bio_vec bvec[PRL_MAX_CHUNKS + 1];
+};
+
+/* core.c */
+bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
+		     const struct purlin_transport_ops *ops);
+void purlin_req_execute(struct purlin_req *req);
+void purlin_req_complete(struct purlin_req *req, u16 status);
+void purlin_req_set_result(struct purlin_req *req, u32 result);
+u16 purlin_copy_to_sg(struct purlin_req *req, u32 off, const void *buf,
+		      size_t len);
+u16 purlin_copy_from_sg(struct purlin_req *req, u32 off, void *buf,
+			size_t len);
+u16 purlin_zero_sg(struct purlin_req *req, u32 off, size_t len);
+bool purlin_check_data_len(struct purlin_req *req, u32 len);
+void purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
+		    u16 size);
+void purlin_sq_destroy(struct purlin_sq *sq);
+
+struct purlin_subsys *purlin_subsys_alloc(const char *nqn,
+					  enum purlin_subsys_type type);
+void purlin_subsys_put(struct purlin_subsys *subsys);
+void purlin_subsys_del_ctrls(struct purlin_subsys *subsys);
+struct purlin_subsys *purlin_find_subsys(struct purlin_port *port,
+					 const char *nqn);
+bool purlin_host_allowed(struct purlin_subsys *subsys, const char *hostnqn);
+extern struct purlin_subsys *purlin_disc_subsys;
+extern struct list_head purlin_subsystems;
+extern struct list_head purlin_ports;
+void purlin_disc_changed(void);
+u64 purlin_disc_genctr(void);
+
+int purlin_ns_enable(struct purlin_ns *ns);
+void purlin_ns_disable(struct purlin_ns *ns);
+struct purlin_ns *purlin_ns_get(struct purlin_subsys *subsys, u32 nsid);
+void purlin_ns_put(struct purlin_ns *ns);
+
+int purlin_port_enable(struct purlin_port *port);
+void purlin_port_disable(struct purlin_port *port);
+
+u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
+		      const char *hostnqn, const uuid_t *hostid, u32 kato,
+		      struct purlin_ctrl **ctrlp);
+u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
+			     const char *hostnqn, struct purlin_sq *sq);
+void purlin_ctrl_put(struct purlin_ctrl *ctrl);
+void purlin_ctrl_fatal(struct purlin_ctrl *ctrl);
+void purlin_ctrl_keep_alive(struct purlin_ctrl *ctrl);
+void purlin_ctrl_set_cc(struct purlin_ctrl *ctrl, u32 cc);
+int purlin_transport_register(const struct purlin_transport_ops *ops);
+void purlin_transport_unregister(const struct purlin_transport_ops *ops);
+
+/* admin.c, fabrics.c, discovery.c, io-bdev.c */
+u16 purlin_parse_admin(struct purlin_req *req);
+u16 purlin_parse_admin_common(struct purlin_req *req);
+u16 purlin_parse_fabrics(struct purlin_req *req);
+u16 purlin_parse_connect(struct purlin_req *req);
+u16 purlin_parse_discovery(struct purlin_req *req);
+u16 purlin_parse_io(struct purlin_req *req);
+void purlin_aer_abort_all(struct purlin_ctrl *ctrl);
+void purlin_identify_ns_fill(struct purlin_ns *ns, struct nvme_id_ns *id);
+void purlin_complete_log(struct purlin_req *req, const void *log,
+			 size_t size);
+
+int purlin_bdev_open(struct purlin_ns *ns);
+void purlin_bdev_close(struct purlin_ns *ns);
+u16 purlin_bdev_parse(struct purlin_req *req);
+
+/* bufpool.c: bounded pool of data buffer chunks. */
+struct purlin_buf_waiter {
+	struct list_head entry;		/* on the pool's waiters, or empty */
+	struct work_struct work;	/* queued when chunks come back */
+};
+int purlin_bufpool_init(unsigned int megabytes);
+void purlin_bufpool_exit(void);
+int purlin_bufpool_get(struct scatterlist *sg, u32 len);
+void purlin_bufpool_put(struct scatterlist *sg, int nents);
+bool purlin_bufpool_wait(struct purlin_buf_waiter *w, u32 len);
+void purlin_bufpool_cancel(struct purlin_buf_waiter *w);
+unsigned int purlin_bufpool_free_chunks(void);
+
+/* configfs.c */
 int purlin_configfs_init(void);
 void purlin_configfs_exit(void);
+
+/* rdma.c */
+int purlin_rdma_init(void);
+void purlin_rdma_exit(void);
+
+static inline bool purlin_is_discovery(struct purlin_ctrl *ctrl)
+{
+	return ctrl->subsys->type == PURLIN_SUBSYS_DISCOVERY;
+}
+
+/* Get Log Page length (NUMDL, NUMDU), or 0 when beyond what we move. */
+static inline u32 purlin_log_data_len(struct purlin_req *req)
+{
+	u64 numd = le32_to_cpu(req->cmd->common.cdw10) >> 16 |
+		   (le32_to_cpu(req->cmd->common.cdw11) & 0xffff) << 16;
+	u64 len = (numd + 1) * 4;
+
+	return len > PRL_MAX_XFER ? 0 : len;
+}
 
 #endif /* PURLIN_H */

@@ -117,3 +117,72 @@ nvmet_unexport() {
 	rmdir "$NVMET_CFS/subsystems/$nqn/namespaces/1"
 	rmdir "$NVMET_CFS/subsystems/$nqn"
 }
+
+# purlin_subsys NQN: create a Purlin subsystem open to any host.
+purlin_subsys() {
+	local s=$PURLIN_CFS/subsystems/$1
+	modprobe purlin
+	mkdir "$s"
+	echo 1 > "$s/attr_allow_any_host"
+}
+
+# purlin_ns NQN NSID DEV: add and enable a namespace.
+purlin_ns() {
+	local n=$PURLIN_CFS/subsystems/$1/namespaces/$2
+	mkdir "$n"
+	echo "$3" > "$n/device_path"
+	echo 1 > "$n/enable"
+}
+
+# purlin_port PORTID [TRSVCID] [TRADDR] [ADRFAM]: create a port.
+purlin_port() {
+	local p=$PURLIN_CFS/ports/$1
+	mkdir "$p"
+	echo rdma > "$p/addr_trtype"
+	echo "${4:-ipv4}" > "$p/addr_adrfam"
+	echo "${3:-$TRADDR}" > "$p/addr_traddr"
+	echo "${2:-4420}" > "$p/addr_trsvcid"
+}
+
+# purlin_link PORTID NQN: export the subsystem through the port.
+purlin_link() {
+	ln -s "$PURLIN_CFS/subsystems/$2" "$PURLIN_CFS/ports/$1/subsystems/$2"
+}
+
+# purlin_export NQN DEV PORTID [TRSVCID]: one namespace on one port.
+purlin_export() {
+	purlin_subsys "$1"
+	purlin_ns "$1" 1 "$2"
+	purlin_port "$3" "${4:-4420}"
+	purlin_link "$3" "$1"
+}
+
+# purlin_clear: remove every Purlin object (links first) and unload.
+purlin_clear() {
+	local p s n
+	[ -d $PURLIN_CFS ] || return 0
+	for p in $PURLIN_CFS/ports/*; do
+		[ -d "$p" ] || continue
+		rm -f "$p"/subsystems/*
+		rmdir "$p"
+	done
+	for s in $PURLIN_CFS/subsystems/*; do
+		[ -d "$s" ] || continue
+		rm -f "$s"/allowed_hosts/*
+		for n in "$s"/namespaces/*; do
+			[ -d "$n" ] || continue
+			rmdir "$n"
+		done
+		rmdir "$s"
+	done
+	for h in $PURLIN_CFS/hosts/*; do
+		[ -d "$h" ] && rmdir "$h"
+	done
+	rmmod purlin
+}
+
+# brd_create MB: one RAM disk (/dev/ram0) that keeps its data.
+brd_create() {
+	modprobe brd rd_nr=2 rd_size=$(($1 * 1024))
+	wait_for "[ -b /dev/ram0 ]"
+}

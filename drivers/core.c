@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Purlin core: subsystems, namespaces, ports, controllers and the request
+ * lifecycle shared by every transport.
+ */
+#define pr_fmt(fmt) "purlin: " fmt
+
+#include <linux/module.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+
+#include "purlin.h"
+
+DECLARE_RWSEM(purlin_cfg_sem);
+LIST_HEAD(purlin_subsystems);
+LIST_HEAD(purlin_ports);
+struct purlin_subsys *purlin_disc_subsys;
+struct purlin_counters purlin_live;
+
+static atomic64_t disc_genctr = ATOMIC64_INIT(1);
+
+/* Registered transports by trtype; guarded by purlin_cfg_sem. */
+static const struct purlin_transport_ops *transports[256];
+
+int purlin_transport_register(const struct purlin_transport_ops *ops)
+{
+	int ret = 0;
+
+	down_write(&purlin_cfg_sem);
+	if (transports[ops->trtype])
+		ret = -EBUSY;
+	else
+		transports[ops->trtype] = ops;
+	up_write(&purlin_cfg_sem);
+	return ret;
+}
+
+void purlin_transport_unregister(const struct purlin_transport_ops *ops)
+{
+	down_write(&purlin_cfg_sem);
+	transports[ops->trtype] = NULL;
+	up_write(&purlin_cfg_sem);
+}
+
+void purlin_disc_changed(void)
+{
+	atomic64_inc(&disc_genctr);
+}
+
+u64 purlin_disc_genctr(void)
+{
+	return atomic64_read(&disc_genctr);
+}
+
+/* ---- requests ---------------------------------------------------------- */
+
+static u16 purlin_check_ctrl_ready(struct purlin_req *req)
+{
+	struct purlin_ctrl *ctrl = req->sq->ctrl;
+
+	if (!(READ_ONCE(ctrl->cc) & NVME_CC_ENABLE) ||
+	    !(READ_ONCE(ctrl->csts) & NVME_CSTS_RDY))
+		return NVME_SC_CMD_SEQ_ERROR | PRL_DNR;
+	return 0;
+}
+
+/*
+ * Parse a new command.  On an error the request is completed here and
+ * false is returned; otherwise the transport maps the data and calls
+ * purlin_req_execute().
+ */
+bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
+		     const struct purlin_transport_ops *ops)
+{
+	struct nvme_command *cmd = req->cmd;
+	u8 flags = cmd->common.flags;
+	u16 status;
+
+	req->sq = sq;
+	req->ops = ops;
+	req->ns = NULL;
+	req->sg = NULL;
+	req->sg_cnt = 0;
+	req->transfer_len = 0;
+	req->data_len = 0;
+	req->to_host = false;
+	req->execute = NULL;
+	memset(req->cqe, 0, sizeof(*req->cqe));
+	req->cqe->command_id = cmd->common.command_id;
+
+	if (!sq->sqhd_disabled)
+		sq->sqhd = (sq->sqhd + 1) % sq->size;
+
+	if (unlikely(flags & (NVME_CMD_FUSE_FIRST | NVME_CMD_FUSE_SECOND))) {
+		status = NVME_SC_INVALID_FIELD | PRL_DNR;
+		goto fail;
+	}
+	if (unlikely((flags & NVME_CMD_SGL_ALL) != NVME_CMD_SGL_METABUF)) {
+		status = NVME_SC_INVALID_FIELD | PRL_DNR;
+		goto fail;
+	}
+
+	if (unlikely(!sq->ctrl)) {
+		if (cmd->common.opcode == nvme_fabrics_command &&
+		    cmd->fabrics.fctype == nvme_fabrics_type_connect)
+			status = purlin_parse_connect(req);
+		else
+			status = NVME_SC_CMD_SEQ_ERROR | PRL_DNR;
+		goto done;
+	}
+
+	WRITE_ONCE(sq->ctrl->ka_seen, true);
+	if (cmd->common.opcode == nvme_fabrics_command) {
+		status = purlin_parse_fabrics(req);
+		goto done;
+	}
+	status = purlin_check_ctrl_ready(req);
+	if (status)
+		goto fail;
+	if (sq->qid == 0) {
+		if (purlin_is_discovery(sq->ctrl))
+			status = purlin_parse_discovery(req);
+		else
+			status = purlin_parse_admin(req);
+	} else {
+		status = purlin_parse_io(req);
+	}
+done:
+	if (!status)
+		return true;
+fail:
+	purlin_req_complete(req, status);
+	return false;
+}
+
+/* The host's SGL must describe exactly the data the command moves. */
+bool purlin_check_data_len(struct purlin_req *req, u32 len)
+{
+	if (likely(req->transfer_len == len))
+		return true;
+	purlin_req_complete(req, NVME_SC_SGL_INVALID_DATA | PRL_DNR);
+	return false;
+}
+
+void purlin_req_execute(struct purlin_req *req)
+{
+	if (!purlin_check_data_len(req, req->data_len))
+		return;
+	req->execute(req);
+}
+
+void purlin_req_set_result(struct purlin_req *req, u32 result)
+{
+	req->cqe->result.u32 = cpu_to_le32(result);
+}
+
+void purlin_req_complete(struct purlin_req *req, u16 status)
+{
+	struct purlin_sq *sq = req->sq;
+
+	req->cqe->status = cpu_to_le16(status << 1);
+	req->cqe->sq_id = cpu_to_le16(sq->qid);
+	req->cqe->sq_head = cpu_to_le16(sq->sqhd_disabled ? 0xffff :
+					READ_ONCE(sq->sqhd));
+	if (req->ns) {
+		purlin_ns_put(req->ns);
+		req->ns = NULL;
+	}
+	req->ops->queue_response(req);
+}
+
+static u16 purlin_sg_xfer(struct purlin_req *req, u32 off, void *buf,
+			  size_t len, bool to_sg)
+{
+	size_t n;
+
+	if (to_sg)
+		n = sg_pcopy_from_buffer(req->sg, req->sg_cnt, buf, len, off);
+	else
+		n = sg_pcopy_to_buffer(req->sg, req->sg_cnt, buf, len, off);
+	return n == len ? 0 : NVME_SC_SGL_INVALID_DATA | PRL_DNR;
+}
+
+u16 purlin_copy_to_sg(struct purlin_req *req, u32 off, const void *buf,
+		      size_t len)
+{
+	return purlin_sg_xfer(req, off, (void *)buf, len, true);
+}
+
+u16 purlin_copy_from_sg(struct purlin_req *req, u32 off, void *buf,
+			size_t len)
+{
+	return purlin_sg_xfer(req, off, buf, len, false);
+}
+
+u16 purlin_zero_sg(struct purlin_req *req, u32 off, size_t len)
+{
+	struct sg_mapping_iter it;
+	size_t done = 0, skip = off;
+
+	sg_miter_start(&it, req->sg, req->sg_cnt, SG_MITER_TO_SG | SG_MITER_ATOMIC);
+	while (done < len && sg_miter_next(&it)) {
+		size_t l = it.length, o = 0;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		o = skip;
+		skip = 0;
+		l = min(l - o, len - done);
+		memset(it.addr + o, 0, l);
+		done += l;
+	}
+	sg_miter_stop(&it);
+	return done == len ? 0 : NVME_SC_SGL_INVALID_DATA | PRL_DNR;
+}
+
+/* ---- queues ------------------------------------------------------------ */
+
+void purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
+		    u16 size)
+{
+	sq->ctrl = NULL;
+	sq->port = port;
+	sq->qid = qid;
+	sq->size = size;
+	sq->sqhd = 0;
+	sq->sqhd_disabled = false;
+}
+
+/*
+ * The transport calls this once every request of the queue has finished.
+ * Losing the admin queue ends the controller (its I/O queues are
+ * disconnected too); hosts delete I/O queues on their own before they shut
+ * the controller down through the admin queue.
+ */
+void purlin_sq_destroy(struct purlin_sq *sq)
+{
+	struct purlin_ctrl *ctrl = sq->ctrl;
+
+	if (!ctrl)
+		return;
+	mutex_lock(&ctrl->lock);
+	if (ctrl->sqs[sq->qid] == sq)
+		ctrl->sqs[sq->qid] = NULL;
+	mutex_unlock(&ctrl->lock);
+	if (sq->qid == 0)
+		purlin_ctrl_fatal(ctrl);
+	sq->ctrl = NULL;
+	purlin_ctrl_put(ctrl);
+}
+
+/* ---- subsystems --------------------------------------------------------- */
+
+struct purlin_subsys *purlin_subsys_alloc(const char *nqn,
+					  enum purlin_subsys_type type)
+{
+	struct purlin_subsys *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->subsysnqn = kstrdup(nqn, GFP_KERNEL);
+	if (!s->subsysnqn) {
+		kfree(s);
+		return NULL;
+	}
+	kref_init(&s->ref);
+	INIT_LIST_HEAD(&s->entry);
+	s->type = type;
+	mutex_init(&s->lock);
+	INIT_LIST_HEAD(&s->ctrls);
+	ida_init(&s->cntlid_ida);
+	xa_init(&s->namespaces);
+	INIT_LIST_HEAD(&s->hosts);
+	s->version = NVME_VS(1, 3, 0);
+	s->cntlid_min = 1;
+	s->cntlid_max = NVME_CNTLID_MAX;
+	s->max_qid = PRL_MAX_QID;
+	/* A serial that is unique enough until the administrator sets one. */
+	snprintf(s->serial, sizeof(s->serial), "%016llx",
+		 get_random_u64());
+	strscpy(s->model, "Purlin", sizeof(s->model));
+	strscpy(s->firmware, PURLIN_VERSION, sizeof(s->firmware));
+	atomic_inc(&purlin_live.subsystems);
+	return s;
+}
+
+static void purlin_subsys_release(struct kref *ref)
+{
+	struct purlin_subsys *s = container_of(ref, struct purlin_subsys, ref);
+
+	WARN_ON(!list_empty(&s->ctrls));
+	WARN_ON(!xa_empty(&s->namespaces));
+	xa_destroy(&s->namespaces);
+	ida_destroy(&s->cntlid_ida);
+	kfree(s->subsysnqn);
+	kfree(s);
+	atomic_dec(&purlin_live.subsystems);
+}
+
+void purlin_subsys_put(struct purlin_subsys *subsys)
+{
+	kref_put(&subsys->ref, purlin_subsys_release);
+}
+
+/* Ask every controller of the subsystem to go; does not wait. */
+void purlin_subsys_del_ctrls(struct purlin_subsys *subsys)
+{
+	struct purlin_ctrl *ctrl;
+
+	mutex_lock(&subsys->lock);
+	list_for_each_entry(ctrl, &subsys->ctrls, entry)
+		purlin_ctrl_fatal(ctrl);
+	mutex_unlock(&subsys->lock);
+}
+
+/* The subsystem named nqn if the port exports it, with a reference. */
+struct purlin_subsys *purlin_find_subsys(struct purlin_port *port,
+					 const char *nqn)
+{
+	struct purlin_subsys_link *l;
+	struct purlin_subsys *found = NULL;
+
+	if (!strcmp(nqn, PURLIN_DISC_NQN)) {
+		kref_get(&purlin_disc_subsys->ref);
+		return purlin_disc_subsys;
+	}
+	down_read(&purlin_cfg_sem);
+	list_for_each_entry(l, &port->subsystems, entry) {
+		if (!strcmp(l->subsys->subsysnqn, nqn)) {
+			found = l->subsys;
+			kref_get(&found->ref);
+			break;
+		}
+	}
+	up_read(&purlin_cfg_sem);
+	return found;
+}
+
+/* Caller holds purlin_cfg_sem. */
+bool purlin_host_allowed(struct purlin_subsys *subsys, const char *hostnqn)
+{
+	struct purlin_host_link *l;
+
+	lockdep_assert_held(&purlin_cfg_sem);
+	if (subsys->type == PURLIN_SUBSYS_DISCOVERY || subsys->allow_any_host)
+		return true;
+	list_for_each_entry(l, &subsys->hosts, entry)
+		if (!strcmp(purlin_host_nqn(l->host), hostnqn))
+			return true;
+	return false;
+}
+
+/* ---- namespaces -------------------------------------------------------- */
+
+static void purlin_ns_ref_release(struct percpu_ref *ref)
+{
+	struct purlin_ns *ns = container_of(ref, struct purlin_ns, ref);
+
+	complete(&ns->disable_done);
+}
+
+/* Caller holds ns->subsys->lock. */
+int purlin_ns_enable(struct purlin_ns *ns)
+{
+	struct purlin_subsys *subsys = ns->subsys;
+	int ret;
+
+	lockdep_assert_held(&subsys->lock);
+	if (ns->enabled)
+		return 0;
+	if (!ns->device_path)
+		return -EINVAL;
+	ret = purlin_bdev_open(ns);
+	if (ret)
+		return ret;
+	init_completion(&ns->disable_done);
+	ret = percpu_ref_init(&ns->ref, purlin_ns_ref_release, 0, GFP_KERNEL);
+	if (ret)
+		goto close;
+	ret = xa_insert(&subsys->namespaces, ns->nsid, ns, GFP_KERNEL);
+	if (ret)
+		goto exit_ref;
+	ns->enabled = true;
+	subsys->nr_namespaces++;
+	atomic_inc(&purlin_live.namespaces);
+	pr_info("subsystem %s: namespace %u enabled (%s, %llu bytes)\n",
+		subsys->subsysnqn, ns->nsid, ns->device_path, ns->size);
+	return 0;
+
+exit_ref:
+	percpu_ref_exit(&ns->ref);
+close:
+	purlin_bdev_close(ns);
+	return ret;
+}
+
+/* Caller holds ns->subsys->lock.  Waits for the namespace's commands. */
+void purlin_ns_disable(struct purlin_ns *ns)
+{
+	struct purlin_subsys *subsys = ns->subsys;
+
+	lockdep_assert_held(&subsys->lock);
+	if (!ns->enabled)
+		return;
+	xa_erase(&subsys->namespaces, ns->nsid);
+	percpu_ref_kill(&ns->ref);
+	wait_for_completion(&ns->disable_done);
+	percpu_ref_exit(&ns->ref);
+	purlin_bdev_close(ns);
+	ns->enabled = false;
+	subsys->nr_namespaces--;
+	atomic_dec(&purlin_live.namespaces);
+	pr_info("subsystem %s: namespace %u disabled\n", subsys->subsysnqn,
+		ns->nsid);
+}
+
+struct purlin_ns *purlin_ns_get(struct purlin_subsys *subsys, u32 nsid)
+{
+	struct purlin_ns *ns;
+
+	rcu_read_lock();
+	ns = xa_load(&subsys->namespaces, nsid);
+	if (ns && !percpu_ref_tryget_live(&ns->ref))
+		ns = NULL;
+	rcu_read_unlock();
+	return ns;
+}
+
+void purlin_ns_put(struct purlin_ns *ns)
+{
+	percpu_ref_put(&ns->ref);
+}
+
+/* ---- ports ------------------------------------------------------------- */
+
+/* Caller holds purlin_cfg_sem for writing. */
+int purlin_port_enable(struct purlin_port *port)
+{
+	const struct purlin_transport_ops *ops;
+	int ret;
+
+	lockdep_assert_held_write(&purlin_cfg_sem);
+	if (port->enabled)
+		return 0;
+	ops = transports[port->disc_addr.trtype];
+	if (!ops)
+		return -EPROTONOSUPPORT;
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	port->ops = ops;
+	ret = ops->add_port(port);
+	if (ret) {
+		port->ops = NULL;
+		module_put(THIS_MODULE);
+		return ret;
+	}
+	port->enabled = true;
+	return 0;
+}
+
+/*
+ * Called without purlin_cfg_sem (the wait below may need queues to finish
+ * commands that take it), serialised against purlin_port_enable() by the
+ * caller.  Disconnects the port's queues and waits for them.
+ */
+void purlin_port_disable(struct purlin_port *port)
+{
+	down_write(&purlin_cfg_sem);
+	if (!port->enabled) {
+		up_write(&purlin_cfg_sem);
+		return;
+	}
+	port->enabled = false;
+	up_write(&purlin_cfg_sem);
+	port->ops->remove_port(port);
+	port->ops = NULL;
+	module_put(THIS_MODULE);
+}
+
+/* ---- controllers --------------------------------------------------------- */
+
+static void purlin_ka_work(struct work_struct *work)
+{
+	struct purlin_ctrl *ctrl = container_of(to_delayed_work(work),
+						struct purlin_ctrl, ka_work);
+
+	if (!xchg(&ctrl->ka_seen, false)) {
+		pr_warn("controller %u (%s): keep-alive timeout (%u ms), tearing down\n",
+			ctrl->cntlid, ctrl->hostnqn, ctrl->kato);
+		purlin_ctrl_fatal(ctrl);
+		return;
+	}
+	queue_delayed_work(purlin_wq, &ctrl->ka_work,
+			   msecs_to_jiffies(ctrl->kato));
+}
+
+static void purlin_fatal_work(struct work_struct *work)
+{
+	struct purlin_ctrl *ctrl = container_of(work, struct purlin_ctrl,
+						fatal_work);
+
+	ctrl->ops->delete_ctrl(ctrl);
+}
+
+void purlin_ctrl_fatal(struct purlin_ctrl *ctrl)
+{
+	mutex_lock(&ctrl->lock);
+	if (ctrl->fatal) {
+		mutex_unlock(&ctrl->lock);
+		return;
+	}
+	ctrl->fatal = true;
+	ctrl->csts |= NVME_CSTS_CFS;
+	mutex_unlock(&ctrl->lock);
+	queue_work(purlin_wq, &ctrl->fatal_work);
+}
+
+void purlin_ctrl_keep_alive(struct purlin_ctrl *ctrl)
+{
+	WRITE_ONCE(ctrl->ka_seen, true);
+}
+
+u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
+		      const char *hostnqn, const uuid_t *hostid, u32 kato,
+		      struct purlin_ctrl **ctrlp)
+{
+	struct purlin_ctrl *ctrl;
+	int id;
+
+	ctrl = kzalloc(sizeof(*ctrl), GFP_KERNEL);
+	if (!ctrl)
+		return NVME_SC_INTERNAL;
+	down_read(&purlin_cfg_sem);
+	id = ida_alloc_range(&subsys->cntlid_ida, subsys->cntlid_min,
+			     subsys->cntlid_max, GFP_KERNEL);
+	up_read(&purlin_cfg_sem);
+	if (id < 0) {
+		kfree(ctrl);
+		return NVME_SC_CONNECT_CTRL_BUSY | PRL_DNR;
+	}
+	kref_init(&ctrl->ref);
+	mutex_init(&ctrl->lock);
+	INIT_DELAYED_WORK(&ctrl->ka_work, purlin_ka_work);
+	INIT_WORK(&ctrl->fatal_work, purlin_fatal_work);
+	ctrl->cntlid = id;
+	ctrl->subsys = subsys;
+	ctrl->port = sq->port;
+	ctrl->ops = sq->port->ops;
+	strscpy(ctrl->hostnqn, hostnqn, sizeof(ctrl->hostnqn));
+	uuid_copy(&ctrl->hostid, hostid);
+	ctrl->kato = kato;
+	if (subsys->type == PURLIN_SUBSYS_DISCOVERY && !ctrl->kato)
+		ctrl->kato = PRL_DISC_KATO_MS;
+	ctrl->sqs[0] = sq;
+	sq->ctrl = ctrl;
+	kref_get(&subsys->ref);
+
+	mutex_lock(&subsys->lock);
+	list_add_tail(&ctrl->entry, &subsys->ctrls);
+	mutex_unlock(&subsys->lock);
+
+	if (ctrl->kato) {
+		ctrl->ka_seen = true;
+		queue_delayed_work(purlin_wq, &ctrl->ka_work,
+				   msecs_to_jiffies(ctrl->kato));
+	}
+	atomic_inc(&purlin_live.ctrls);
+	pr_info("controller %u created for %s on %s\n", ctrl->cntlid, hostnqn,
+		subsys->subsysnqn);
+	*ctrlp = ctrl;
+	return 0;
+}
+
+u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
+			     const char *hostnqn, struct purlin_sq *sq)
+{
+	struct purlin_ctrl *ctrl;
+	u16 status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+
+	mutex_lock(&subsys->lock);
+	list_for_each_entry(ctrl, &subsys->ctrls, entry) {
+		if (ctrl->cntlid != cntlid)
+			continue;
+		if (strcmp(ctrl->hostnqn, hostnqn))
+			break;
+		mutex_lock(&ctrl->lock);
+		if (ctrl->fatal || !(ctrl->csts & NVME_CSTS_RDY)) {
+			status = NVME_SC_CONNECT_CTRL_BUSY;
+		} else if (sq->qid > subsys->max_qid || ctrl->sqs[sq->qid]) {
+			status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+		} else {
+			ctrl->sqs[sq->qid] = sq;
+			sq->ctrl = ctrl;
+			kref_get(&ctrl->ref);
+			status = 0;
+		}
+		mutex_unlock(&ctrl->lock);
+		break;
+	}
+	mutex_unlock(&subsys->lock);
+	return status;
+}
+
+static void purlin_ctrl_release(struct kref *ref)
+{
+	struct purlin_ctrl *ctrl = container_of(ref, struct purlin_ctrl, ref);
+	struct purlin_subsys *subsys = ctrl->subsys;
+
+	mutex_lock(&subsys->lock);
+	list_del(&ctrl->entry);
+	mutex_unlock(&subsys->lock);
+	cancel_delayed_work_sync(&ctrl->ka_work);
+	cancel_work_sync(&ctrl->fatal_work);
+	ida_free(&subsys->cntlid_ida, ctrl->cntlid);
+	pr_info("controller %u of %s freed\n", ctrl->cntlid,
+		subsys->subsysnqn);
+	kfree(ctrl);
+	purlin_subsys_put(subsys);
+	atomic_dec(&purlin_live.ctrls);
+}
+
+void purlin_ctrl_put(struct purlin_ctrl *ctrl)
+{
+	kref_put(&ctrl->ref, purlin_ctrl_release);
+}
+
+void purlin_ctrl_set_cc(struct purlin_ctrl *ctrl, u32 cc)
+{
+	u32 old;
+
+	mutex_lock(&ctrl->lock);
+	old = ctrl->cc;
+	ctrl->cc = cc;
+	if ((cc & NVME_CC_ENABLE) && !(old & NVME_CC_ENABLE)) {
+		if (((cc >> NVME_CC_MPS_SHIFT) & 0xf) != 0 ||
+		    ((cc >> NVME_CC_AMS_SHIFT) & 0x7) != 0 ||
+		    ((cc >> NVME_CC_CSS_SHIFT) & 0x7) != 0 ||
+		    ((cc >> NVME_CC_IOSQES_SHIFT) & 0xf) != 6 ||
+		    ((cc >> NVME_CC_IOCQES_SHIFT) & 0xf) != 4)
+			ctrl->csts = NVME_CSTS_CFS;
+		else
+			ctrl->csts |= NVME_CSTS_RDY;
+	}
+	if (!(cc & NVME_CC_ENABLE) && (old & NVME_CC_ENABLE))
+		ctrl->csts &= ~NVME_CSTS_RDY;
+	if (cc & NVME_CC_SHN_MASK)
+		ctrl->csts = (ctrl->csts & ~NVME_CSTS_SHST_MASK) |
+			     NVME_CSTS_SHST_CMPLT;
+	else
+		ctrl->csts &= ~NVME_CSTS_SHST_MASK;
+	mutex_unlock(&ctrl->lock);
+}

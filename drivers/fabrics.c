@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fabrics command set: Connect, Property Get and Property Set.
+ */
+#define pr_fmt(fmt) "purlin: " fmt
+
+#include <linux/slab.h>
+
+#include "purlin.h"
+
+/* Connect "Invalid Parameter": where the bad field is (IATTR, IPO). */
+static void purlin_connect_bad_param(struct purlin_req *req, bool in_data,
+				     u16 offset)
+{
+	purlin_req_set_result(req, (in_data ? 1U << 16 : 0) | offset);
+}
+
+static bool purlin_nqn_valid(const char *s)
+{
+	size_t n = strnlen(s, NVMF_NQN_FIELD_LEN);
+
+	return n > 0 && n <= NVMF_NQN_SIZE;
+}
+
+static u16 purlin_connect_admin(struct purlin_req *req,
+				struct nvmf_connect_data *d)
+{
+	struct nvmf_connect_command *c = &req->cmd->connect;
+	struct purlin_sq *sq = req->sq;
+	struct purlin_subsys *subsys;
+	struct purlin_ctrl *ctrl;
+	bool allowed;
+	u16 status;
+
+	subsys = purlin_find_subsys(sq->port, d->subsysnqn);
+	if (!subsys) {
+		pr_info("connect from %s: subsystem %s not found on this port\n",
+			d->hostnqn, d->subsysnqn);
+		purlin_connect_bad_param(req, true,
+			offsetof(struct nvmf_connect_data, subsysnqn));
+		return NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+	}
+	down_read(&purlin_cfg_sem);
+	allowed = purlin_host_allowed(subsys, d->hostnqn);
+	up_read(&purlin_cfg_sem);
+	if (!allowed) {
+		pr_info("connect from %s to %s refused: host not allowed\n",
+			d->hostnqn, d->subsysnqn);
+		purlin_connect_bad_param(req, true,
+			offsetof(struct nvmf_connect_data, hostnqn));
+		status = NVME_SC_CONNECT_INVALID_HOST | PRL_DNR;
+		goto put;
+	}
+	status = purlin_ctrl_alloc(subsys, sq, d->hostnqn, &d->hostid,
+				   le32_to_cpu(c->kato), &ctrl);
+	if (status)
+		goto put;
+	purlin_req_set_result(req, ctrl->cntlid);
+put:
+	/* The controller holds its own reference. */
+	purlin_subsys_put(subsys);
+	return status;
+}
+
+static u16 purlin_connect_io(struct purlin_req *req,
+			     struct nvmf_connect_data *d)
+{
+	struct purlin_subsys *subsys;
+	u16 status;
+
+	subsys = purlin_find_subsys(req->sq->port, d->subsysnqn);
+	if (!subsys) {
+		purlin_connect_bad_param(req, true,
+			offsetof(struct nvmf_connect_data, subsysnqn));
+		return NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+	}
+	status = purlin_ctrl_find_install(subsys, le16_to_cpu(d->cntlid),
+					  d->hostnqn, req->sq);
+	if (status)
+		purlin_connect_bad_param(req, true,
+			offsetof(struct nvmf_connect_data, cntlid));
+	purlin_subsys_put(subsys);
+	return status;
+}
+
+static void purlin_execute_connect(struct purlin_req *req)
+{
+	struct nvmf_connect_command *c = &req->cmd->connect;
+	struct purlin_sq *sq = req->sq;
+	struct nvmf_connect_data *d;
+	u16 sqsize = le16_to_cpu(c->sqsize);
+	u16 status;
+
+	d = kmalloc(sizeof(*d), GFP_KERNEL);
+	if (!d) {
+		status = NVME_SC_INTERNAL;
+		goto out;
+	}
+	status = purlin_copy_from_sg(req, 0, d, sizeof(*d));
+	if (status)
+		goto out;
+
+	if (c->recfmt != 0) {
+		status = NVME_SC_CONNECT_FORMAT | PRL_DNR;
+		goto out;
+	}
+	if (le16_to_cpu(c->qid) != sq->qid) {
+		purlin_connect_bad_param(req, false,
+			offsetof(struct nvmf_connect_command, qid));
+		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+		goto out;
+	}
+	if (sqsize == 0 || sqsize >= sq->size) {
+		purlin_connect_bad_param(req, false,
+			offsetof(struct nvmf_connect_command, sqsize));
+		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+		goto out;
+	}
+	if (!purlin_nqn_valid(d->subsysnqn)) {
+		purlin_connect_bad_param(req, true,
+			offsetof(struct nvmf_connect_data, subsysnqn));
+		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+		goto out;
+	}
+	if (!purlin_nqn_valid(d->hostnqn)) {
+		purlin_connect_bad_param(req, true,
+			offsetof(struct nvmf_connect_data, hostnqn));
+		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+		goto out;
+	}
+	if (c->cattr & NVME_CONNECT_DISABLE_SQFLOW)
+		sq->sqhd_disabled = true;
+
+	if (sq->qid == 0)
+		status = purlin_connect_admin(req, d);
+	else
+		status = purlin_connect_io(req, d);
+out:
+	kfree(d);
+	purlin_req_complete(req, status);
+}
+
+u16 purlin_parse_connect(struct purlin_req *req)
+{
+	req->data_len = sizeof(struct nvmf_connect_data);
+	req->execute = purlin_execute_connect;
+	return 0;
+}
+
+static void purlin_execute_prop_get(struct purlin_req *req)
+{
+	struct nvmf_property_get_command *c = &req->cmd->prop_get;
+	struct purlin_ctrl *ctrl = req->sq->ctrl;
+	bool eight = c->attrib & 1;
+	u64 val;
+
+	switch (le32_to_cpu(c->offset)) {
+	case NVME_REG_CAP:
+		if (!eight)
+			goto invalid;
+		val = (u64)(ctrl->port->max_queue_size - 1) |	/* MQES */
+		      1ULL << 16 |				/* CQR */
+		      15ULL << 24 |				/* TO: 7.5 s */
+		      1ULL << 37;				/* CSS: NVM */
+		break;
+	case NVME_REG_VS:
+		if (eight)
+			goto invalid;
+		val = ctrl->subsys->version;
+		break;
+	case NVME_REG_CC:
+		if (eight)
+			goto invalid;
+		val = READ_ONCE(ctrl->cc);
+		break;
+	case NVME_REG_CSTS:
+		if (eight)
+			goto invalid;
+		val = READ_ONCE(ctrl->csts);
+		break;
+	default:
+		goto invalid;
+	}
+	req->cqe->result.u64 = cpu_to_le64(val);
+	purlin_req_complete(req, 0);
+	return;
+invalid:
+	purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
+}
+
+static void purlin_execute_prop_set(struct purlin_req *req)
+{
+	struct nvmf_property_set_command *c = &req->cmd->prop_set;
+
+	if ((c->attrib & 1) || le32_to_cpu(c->offset) != NVME_REG_CC) {
+		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
+		return;
+	}
+	purlin_ctrl_set_cc(req->sq->ctrl, le64_to_cpu(c->value));
+	purlin_req_complete(req, 0);
+}
+
+u16 purlin_parse_fabrics(struct purlin_req *req)
+{
+	struct nvme_command *cmd = req->cmd;
+
+	if (cmd->fabrics.fctype == nvme_fabrics_type_connect)
+		return NVME_SC_CMD_SEQ_ERROR | PRL_DNR;	/* already connected */
+	if (req->sq->qid != 0)
+		return NVME_SC_INVALID_OPCODE | PRL_DNR;
+	switch (cmd->fabrics.fctype) {
+	case nvme_fabrics_type_property_get:
+		req->execute = purlin_execute_prop_get;
+		return 0;
+	case nvme_fabrics_type_property_set:
+		req->execute = purlin_execute_prop_set;
+		return 0;
+	default:
+		return NVME_SC_INVALID_OPCODE | PRL_DNR;
+	}
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Block-device back end: NVM command set I/O through bios.  Each request's
+ * bio and bio_vec table are embedded in it; nothing is allocated per I/O.
+ */
+#define pr_fmt(fmt) "purlin: " fmt
+
+#include <linux/blkdev.h>
+
+#include "purlin.h"
+
+int purlin_bdev_open(struct purlin_ns *ns)
+{
+	struct block_device *bdev;
+	int ret;
+
+	ret = purlin_bdev_open_path(&ns->bdev, ns->device_path, ns);
+	if (ret) {
+		pr_err("namespace %u: cannot open %s: %d\n", ns->nsid,
+		       ns->device_path, ret);
+		return ret;
+	}
+	bdev = ns->bdev.bdev;
+	ns->size = bdev_nr_bytes(bdev);
+	ns->blksize_shift = blksize_bits(bdev_logical_block_size(bdev));
+	return 0;
+}
+
+void purlin_bdev_close(struct purlin_ns *ns)
+{
+	if (ns->bdev.bdev)
+		purlin_bdev_release(&ns->bdev, ns);
+}
+
+static u16 purlin_blk_status(struct purlin_req *req, blk_status_t sts)
+{
+	bool write = req->cmd->common.opcode == nvme_cmd_write;
+
+	switch (sts) {
+	case BLK_STS_OK:
+		return 0;
+	case BLK_STS_NOSPC:
+		return NVME_SC_CAP_EXCEEDED | PRL_DNR;
+	case BLK_STS_TARGET:
+		return NVME_SC_LBA_RANGE | PRL_DNR;
+	case BLK_STS_NOTSUPP:
+		return NVME_SC_INVALID_OPCODE | PRL_DNR;
+	case BLK_STS_MEDIUM:
+	case BLK_STS_IOERR:
+		return write ? NVME_SC_WRITE_FAULT : NVME_SC_READ_ERROR;
+	case BLK_STS_TRANSPORT:
+		return NVME_SC_TRANSIENT_TR_ERR;
+	default:
+		return NVME_SC_INTERNAL;
+	}
+}
+
+static void purlin_bio_done(struct bio *bio)
+{
+	struct purlin_req *req = bio->bi_private;
+	u16 status = purlin_blk_status(req, bio->bi_status);
+
+	bio_uninit(bio);
+	purlin_req_complete(req, status);
+}
+
+static void purlin_bdev_execute_rw(struct purlin_req *req)
+{
+	struct purlin_ns *ns = req->ns;
+	struct bio *bio = &req->bio;
+	struct scatterlist *sg;
+	blk_opf_t opf;
+	int i;
+
+	if (req->cmd->common.opcode == nvme_cmd_write) {
+		opf = REQ_OP_WRITE | REQ_SYNC | REQ_IDLE;
+		if (req->cmd->rw.control & cpu_to_le16(NVME_RW_FUA))
+			opf |= REQ_FUA;
+	} else {
+		opf = REQ_OP_READ;
+	}
+	bio_init(bio, ns->bdev.bdev, req->bvec, ARRAY_SIZE(req->bvec), opf);
+	bio->bi_iter.bi_sector = le64_to_cpu(req->cmd->rw.slba) <<
+				 (ns->blksize_shift - SECTOR_SHIFT);
+	bio->bi_private = req;
+	bio->bi_end_io = purlin_bio_done;
+	for_each_sg(req->sg, sg, req->sg_cnt, i) {
+		if (bio_add_page(bio, sg_page(sg), sg->length, sg->offset) !=
+		    sg->length) {
+			bio_uninit(bio);
+			purlin_req_complete(req, NVME_SC_INTERNAL);
+			return;
+		}
+	}
+	submit_bio(bio);
+}
+
+static void purlin_bdev_execute_flush(struct purlin_req *req)
+{
+	struct bio *bio = &req->bio;
+
+	bio_init(bio, req->ns->bdev.bdev, req->bvec, ARRAY_SIZE(req->bvec),
+		 REQ_OP_WRITE | REQ_PREFLUSH);
+	bio->bi_private = req;
+	bio->bi_end_io = purlin_bio_done;
+	submit_bio(bio);
+}
+
+static u16 purlin_parse_rw(struct purlin_req *req)
+{
+	struct purlin_ns *ns = req->ns;
+	u64 slba = le64_to_cpu(req->cmd->rw.slba);
+	u64 nlb = (u64)le16_to_cpu(req->cmd->rw.length) + 1;
+	u64 nsze = ns->size >> ns->blksize_shift;
+
+	if (slba >= nsze || nlb > nsze - slba)
+		return NVME_SC_LBA_RANGE | PRL_DNR;
+	if ((nlb << ns->blksize_shift) > PRL_MAX_XFER)
+		return NVME_SC_INVALID_FIELD | PRL_DNR;
+	req->data_len = nlb << ns->blksize_shift;
+	req->to_host = req->cmd->common.opcode == nvme_cmd_read;
+	req->execute = purlin_bdev_execute_rw;
+	return 0;
+}
+
+u16 purlin_parse_io(struct purlin_req *req)
+{
+	struct nvme_command *cmd = req->cmd;
+
+	req->ns = purlin_ns_get(req->sq->ctrl->subsys,
+				le32_to_cpu(cmd->common.nsid));
+	if (!req->ns)
+		return NVME_SC_INVALID_NS | PRL_DNR;
+
+	switch (cmd->common.opcode) {
+	case nvme_cmd_read:
+	case nvme_cmd_write:
+		return purlin_parse_rw(req);
+	case nvme_cmd_flush:
+		req->execute = purlin_bdev_execute_flush;
+		return 0;
+	default:
+		return NVME_SC_INVALID_OPCODE | PRL_DNR;
+	}
+}

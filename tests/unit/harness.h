@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Unit test harness for purlinctl: a temporary directory that behaves like
+ * the nvmet configfs tree (fakecfs.c), tree snapshots, and an in-process
+ * runner for the command line.
+ */
+#ifndef PURLIN_TEST_HARNESS_H
+#define PURLIN_TEST_HARNESS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+
+/* Output of the last run_cli(). */
+extern char *cli_out;
+extern char *cli_err;
+
+/* The temporary target root of the current test. */
+extern char test_root[];
+
+/* Make test_root with hosts/, ports/, subsystems/ and install the fake configfs. */
+int root_setup(void **state);
+int root_teardown(void **state);
+
+/* Behave like an nvmet without attr_qid_max (older kernels). */
+extern bool fake_old_nvmet;
+
+/*
+ * Run "purlinctl --root ROOT ARGS..." in process. args are split on
+ * blanks; a "%s" in fmt is not split. Returns the exit code.
+ */
+int run_cli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same with a line split on every blank. */
+int run_cli_line(const char *line);
+/* The same without --root, for option parsing. */
+int run_cli_raw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Every dir, file (with contents) and link under test_root, one per line, sorted. */
+char *tree_snapshot(void);
+/* Contents of ROOT/rel with trailing whitespace removed, or NULL. */
+char *tree_read(const char *rel);
+bool tree_exists(const char *rel);
+void tree_write(const char *rel, const char *val);
+
+/* A file under test_root's sibling scratch dir holding text; returns its path. */
+char *scratch_file(const char *name, const char *text);
+/* Absolute path of a file in tests/unit/data. */
+char *data_file(const char *name);
+char *slurp(const char *path);
+
+/* Fail unless ROOT/rel holds want. */
+void assert_file(const char *rel, const char *want);
+/* Remove a directory tree. */
+void tree_rm_rf(const char *path);
+
+#define assert_has(hay, needle)                                                   \
+	do {                                                                      \
+		if (!strstr((hay), (needle)))                                     \
+			fail_msg("'%s' not found in:\n%s", (needle), (hay));      \
+	} while (0)
+
+/* Install the fake configfs operations into the cfs layer. */
+void fakecfs_install(void);
+
+#endif

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Command line: option and argument parsing, and each object's commands
+ * against a temporary tree that behaves like nvmet's configfs.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfs.h"
+#include "harness.h"
+#include "util.h"
+#include "validate.h"
+
+#define S1 "nqn.2024-01.io.example:s1"
+#define S2 "nqn.2024-01.io.example:s2"
+#define H1 "nqn.2024-01.io.example.host:h1"
+
+#define assert_ok(...)                                                            \
+	do {                                                                      \
+		int _rc = run_cli(__VA_ARGS__);                                   \
+		if (_rc)                                                          \
+			fail_msg("exit %d: %s", _rc, cli_err);                    \
+	} while (0)
+
+/* ---- global options and usage errors ---- */
+
+static void test_usage_errors(void **state)
+{
+	(void)state;
+	assert_int_equal(run_cli_raw("-v"), PL_EXIT_USAGE);
+	assert_has(cli_err, "Usage:");
+	assert_int_equal(run_cli_raw("frob"), PL_EXIT_USAGE);
+	assert_has(cli_err, "unknown object 'frob'");
+	assert_int_equal(run_cli_raw("--bogus subsys list"), PL_EXIT_USAGE);
+	assert_has(cli_err, "invalid option '--bogus'");
+	assert_int_equal(run_cli_raw("-x subsys list"), PL_EXIT_USAGE);
+	assert_has(cli_err, "invalid option '-x'");
+	assert_int_equal(run_cli_raw("--target spdk subsys list"), PL_EXIT_USAGE);
+	assert_has(cli_err, "unknown target 'spdk'");
+	assert_int_equal(run_cli_raw("--root"), PL_EXIT_USAGE);
+	assert_int_equal(run_cli_raw("subsys"), PL_EXIT_USAGE);
+	assert_has(cli_err, "subsys: missing command");
+	assert_int_equal(run_cli_raw("subsys frob"), PL_EXIT_USAGE);
+	assert_has(cli_err, "unknown command 'frob'");
+	assert_has(cli_err, "see 'purlinctl subsys help'");
+}
+
+static void test_help_and_version(void **state)
+{
+	(void)state;
+	assert_int_equal(run_cli_raw("--version"), 0);
+	assert_string_equal(cli_out, "purlinctl 0.0.0-test\n");
+	assert_int_equal(run_cli_raw("-V"), 0);
+	assert_int_equal(run_cli_raw("-h"), 0);
+	assert_has(cli_out, "Usage: purlinctl");
+	assert_has(cli_out, "restore");
+	assert_int_equal(run_cli_raw("help"), 0);
+	assert_int_equal(run_cli_raw("subsys help"), 0);
+	assert_has(cli_out, "subsys add NQN");
+	assert_int_equal(run_cli_raw("ns help"), 0);
+	assert_has(cli_out, "ns add NQN NSID path PATH");
+	assert_int_equal(run_cli_raw("port help"), 0);
+	assert_has(cli_out, "port link ID NQN");
+	assert_int_equal(run_cli_raw("restore help"), 0);
+	assert_has(cli_out, "restore [FILE|-]");
+}
+
+static void test_argument_errors(void **state)
+{
+	static const struct {
+		const char *args;
+		const char *error;
+	} cases[] = {
+		{ "subsys add", "missing subsys nqn" },
+		{ "subsys add testnqn", "subsys nqn 'testnqn' must start with" },
+		{ "subsys add " S1 " colour blue", "unknown argument 'colour'" },
+		{ "subsys add " S1 " serial", "'serial' needs a value" },
+		{ "subsys add " S1 " allow-any-host maybe", "allow-any-host: invalid value 'maybe'" },
+		{ "subsys add " S1 " serial 123456789012345678901", "attr_serial" },
+		{ "subsys add " S1 " cntlid-min 9 cntlid-max 3", "greater than cntlid_max" },
+		{ "subsys set " S1, "nothing to set" },
+		{ "subsys del " S1 " extra", "unexpected argument 'extra'" },
+		{ "subsys list extra", "unexpected argument 'extra'" },
+		{ "subsys allow " S1, "missing host" },
+		{ "subsys allow " S1 " bad", "host nqn 'bad'" },
+		{ "ns add " S1, "missing ns nsid" },
+		{ "ns add " S1 " 0 path /dev/x", "ns nsid '0' must be" },
+		{ "ns add " S1 " 1", "'path' is required" },
+		{ "ns add " S1 " 1 path dev/x", "device_path 'dev/x' must be an absolute path" },
+		{ "ns add " S1 " 1 path /dev/x uuid 1234", "device_uuid '1234' must be a UUID" },
+		{ "ns add " S1 " 1 path /dev/x ana-grpid 0", "ana_grpid" },
+		{ "ns list bad", "subsys nqn 'bad'" },
+		{ "port add 70000 traddr 192.0.2.1", "port portid '70000' must be" },
+		{ "port add 1", "'traddr' is required" },
+		{ "port add 1 traddr 300.1.1.1", "addr_traddr must be an IPv4 address" },
+		{ "port add 1 adrfam ipv6 traddr 192.0.2.1", "must be an IPv6 address" },
+		{ "port add 1 traddr 192.0.2.1 trsvcid 0", "addr_trsvcid must be a port number" },
+		{ "port add 1 traddr 192.0.2.1 trtype ethernet", "addr_trtype 'ethernet'" },
+		{ "port add 1 traddr 192.0.2.1 treq sometimes", "treq: invalid value" },
+		{ "port add 1 traddr 192.0.2.1 inline-size 4k", "param_inline_data_size" },
+		{ "port add 1 traddr 192.0.2.1 queue-size 1", "param_max_queue_size" },
+		{ "port link 1", "missing subsys" },
+		{ "host add", "missing host nqn" },
+		{ "save a b", "unexpected argument 'b'" },
+		{ "restore a b", "unexpected argument 'b'" },
+		{ "clear now", "unexpected argument 'now'" },
+	};
+	char *before = tree_snapshot(), *after;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = run_cli_line(cases[i].args);
+
+		if (rc != PL_EXIT_USAGE)
+			fail_msg("'%s': exit %d, expected 2 (%s)", cases[i].args, rc, cli_err);
+		if (!strstr(cli_err, cases[i].error))
+			fail_msg("'%s': expected '%s' in: %s", cases[i].args, cases[i].error,
+				 cli_err);
+		if (strchr(cli_err, '\n') != strrchr(cli_err, '\n'))
+			fail_msg("'%s': error is not one line: %s", cases[i].args, cli_err);
+	}
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+static void test_missing_root(void **state)
+{
+	(void)state;
+	assert_int_equal(run_cli_raw("--root /nonexistent/purlin subsys list"), PL_EXIT_FAIL);
+	assert_has(cli_err, "/nonexistent/purlin: target root: No such file or directory");
+}
+
+/* ---- subsystems ---- */
+
+static void test_subsys_add_defaults(void **state)
+{
+	char *serial;
+
+	(void)state;
+	assert_ok("subsys add " S1);
+	assert_true(tree_exists("subsystems/" S1 "/namespaces"));
+	serial = tree_read("subsystems/" S1 "/attr_serial");
+	assert_int_equal(strlen(serial), 16);
+	assert_int_equal(strspn(serial, "0123456789abcdef"), 16);
+	free(serial);
+	assert_file("subsystems/" S1 "/attr_model", "Linux");
+
+	assert_int_equal(run_cli("subsys add " S1), PL_EXIT_FAIL);
+	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": create: File exists\n");
+}
+
+static void test_subsys_add_attrs_and_set(void **state)
+{
+	(void)state;
+	assert_ok("subsys add " S1 " serial SN-1 model %s firmware 0.1 version 1.4 "
+		  "ieee-oui 0x0a0b0c cntlid-min 2 cntlid-max 100 qid-max 8 allow-any-host on",
+		  "Purlin Model");
+	assert_file("subsystems/" S1 "/attr_serial", "SN-1");
+	assert_file("subsystems/" S1 "/attr_model", "Purlin Model");
+	assert_file("subsystems/" S1 "/attr_firmware", "0.1");
+	assert_file("subsystems/" S1 "/attr_version", "1.4");
+	assert_file("subsystems/" S1 "/attr_ieee_oui", "0x0a0b0c");
+	assert_file("subsystems/" S1 "/attr_cntlid_min", "2");
+	assert_file("subsystems/" S1 "/attr_cntlid_max", "100");
+	assert_file("subsystems/" S1 "/attr_qid_max", "8");
+	assert_file("subsystems/" S1 "/attr_allow_any_host", "1");
+
+	assert_ok("subsys set " S1 " allow-any-host off serial SN-2");
+	assert_file("subsystems/" S1 "/attr_allow_any_host", "0");
+	assert_file("subsystems/" S1 "/attr_serial", "SN-2");
+	/* setting the current value is a no-op */
+	assert_ok("-v subsys set " S1 " serial SN-2");
+	assert_has(cli_err, "nothing to change");
+
+	assert_int_equal(run_cli("subsys set " S2 " serial X"), PL_EXIT_FAIL);
+	assert_string_equal(cli_err, "purlinctl: subsys " S2 ": No such file or directory\n");
+}
+
+static void test_subsys_list_show(void **state)
+{
+	struct json_object *arr, *obj, *attr, *v;
+
+	(void)state;
+	assert_ok("subsys add " S1 " serial AAA");
+	assert_ok("subsys add " S2 " serial BBB");
+	assert_ok("subsys list");
+	assert_has(cli_out, "NQN");
+	assert_has(cli_out, "SERIAL");
+	assert_has(cli_out, S1);
+	assert_has(cli_out, "BBB");
+
+	assert_ok("-j subsys list");
+	arr = json_tokener_parse(cli_out);
+	assert_non_null(arr);
+	assert_int_equal(json_object_array_length(arr), 2);
+	obj = json_object_array_get_idx(arr, 0);
+	assert_true(json_object_object_get_ex(obj, "nqn", &v));
+	assert_string_equal(json_object_get_string(v), S1);
+	assert_true(json_object_object_get_ex(obj, "attr", &attr));
+	assert_true(json_object_object_get_ex(attr, "serial", &v));
+	assert_string_equal(json_object_get_string(v), "AAA");
+	json_object_put(arr);
+
+	assert_ok("subsys show " S2);
+	assert_has(cli_out, "subsys " S2);
+	assert_has(cli_out, "attr_serial");
+	assert_ok("-j subsys show " S2);
+	obj = json_tokener_parse(cli_out);
+	assert_non_null(obj);
+	assert_true(json_object_object_get_ex(obj, "namespaces", &v));
+	json_object_put(obj);
+	assert_int_equal(run_cli("subsys show nqn.2024-01.io.example:none"), PL_EXIT_FAIL);
+}
+
+static void test_subsys_allow(void **state)
+{
+	(void)state;
+	assert_ok("subsys add " S1);
+	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_FAIL);
+	assert_string_equal(cli_err, "purlinctl: host " H1 ": No such file or directory\n");
+	assert_ok("host add " H1);
+	assert_ok("subsys allow " S1 " " H1);
+	assert_true(tree_exists("subsystems/" S1 "/allowed_hosts/" H1));
+	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_FAIL);
+	assert_has(cli_err, "allowed_hosts/" H1 ": File exists");
+	/* the target refuses allow-any-host while hosts are listed */
+	assert_int_equal(run_cli("subsys set " S1 " allow-any-host on"), PL_EXIT_USAGE);
+	assert_has(cli_err, "attr_allow_any_host must be 0 when allowed_hosts are listed");
+	assert_ok("host list");
+	assert_has(cli_out, H1);
+	assert_has(cli_out, S1);
+	assert_ok("subsys disallow " S1 " " H1);
+	assert_false(tree_exists("subsystems/" S1 "/allowed_hosts/" H1));
+	assert_int_equal(run_cli("subsys disallow " S1 " " H1), PL_EXIT_FAIL);
+	assert_has(cli_err, "No such file or directory");
+}
+
+/* ---- namespaces ---- */
+
+static void test_ns_lifecycle(void **state)
+{
+	char *uuid;
+
+	(void)state;
+	assert_int_equal(run_cli("ns add " S1 " 1 path /dev/nullb0"), PL_EXIT_FAIL);
+	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": No such file or directory\n");
+	assert_ok("subsys add " S1);
+	assert_ok("ns add " S1 " 1 path /dev/nullb0");
+	assert_file("subsystems/" S1 "/namespaces/1/device_path", "/dev/nullb0");
+	assert_file("subsystems/" S1 "/namespaces/1/enable", "1");
+	uuid = tree_read("subsystems/" S1 "/namespaces/1/device_uuid");
+	assert_null(pl_check_uuid(uuid));
+	assert_string_not_equal(uuid, "00000000-0000-0000-0000-000000000000");
+	free(uuid);
+
+	assert_ok("ns add " S1 " 2 path /dev/nullb1 uuid 5f1e6a3c-2b7d-4c8e-9a0f-1d2e3f4a5b6c "
+		  "nguid 5f1e6a3c2b7d4c8e9a0f1d2e3f4a5b6c buffered-io on disable");
+	assert_file("subsystems/" S1 "/namespaces/2/enable", "0");
+	assert_file("subsystems/" S1 "/namespaces/2/buffered_io", "1");
+	assert_file("subsystems/" S1 "/namespaces/2/device_nguid", "5f1e6a3c2b7d4c8e9a0f1d2e3f4a5b6c");
+
+	assert_ok("ns disable " S1 " 1");
+	assert_file("subsystems/" S1 "/namespaces/1/enable", "0");
+	assert_ok("ns enable " S1 " 1");
+	assert_file("subsystems/" S1 "/namespaces/1/enable", "1");
+
+	/* an enabled namespace is disabled around a device change and enabled again */
+	assert_ok("-v ns set " S1 " 1 path /dev/nullb9");
+	assert_file("subsystems/" S1 "/namespaces/1/device_path", "/dev/nullb9");
+	assert_file("subsystems/" S1 "/namespaces/1/enable", "1");
+	assert_has(cli_err, "enable 0");
+
+	assert_ok("ns list");
+	assert_has(cli_out, "NSID");
+	assert_has(cli_out, "/dev/nullb9");
+	assert_ok("-j ns list " S1);
+	assert_has(cli_out, "\"subsys_nqn\": \"" S1 "\"");
+	assert_ok("ns show " S1 " 2");
+	assert_has(cli_out, "subsys " S1 " ns 2");
+
+	assert_ok("ns del " S1 " 1");
+	assert_false(tree_exists("subsystems/" S1 "/namespaces/1"));
+	assert_int_equal(run_cli("ns del " S1 " 1"), PL_EXIT_FAIL);
+	assert_string_equal(cli_err, "purlinctl: subsys " S1 " ns 1: No such file or directory\n");
+}
+
+/* ---- ports ---- */
+
+static void test_port_defaults_and_link(void **state)
+{
+	char target[512];
+	ssize_t n;
+	char *link;
+
+	(void)state;
+	assert_ok("port add 1 traddr 192.0.2.1");
+	assert_file("ports/1/addr_trtype", "rdma");
+	assert_file("ports/1/addr_adrfam", "ipv4");
+	assert_file("ports/1/addr_trsvcid", "4420");
+	assert_file("ports/1/addr_traddr", "192.0.2.1");
+	assert_ok("port add 2 trtype tcp adrfam ipv6 traddr 2001:db8::1 trsvcid 4421 "
+		  "treq not-required inline-size 8192 queue-size 256");
+	assert_file("ports/2/addr_treq", "not required");
+	assert_file("ports/2/param_inline_data_size", "8192");
+	assert_file("ports/2/param_max_queue_size", "256");
+
+	assert_int_equal(run_cli("port link 1 " S1), PL_EXIT_FAIL);
+	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": No such file or directory\n");
+	assert_ok("subsys add " S1);
+	assert_ok("port link 1 " S1);
+	/* configfs resolves link targets from the caller's cwd: they must be absolute */
+	assert_true(asprintf(&link, "%s/ports/1/subsystems/" S1, test_root) > 0);
+	n = readlink(link, target, sizeof(target) - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	assert_int_equal(target[0], '/');
+	assert_has(target, "/subsystems/" S1);
+	free(link);
+
+	assert_ok("port list");
+	assert_has(cli_out, "192.0.2.1");
+	assert_has(cli_out, S1);
+	assert_ok("subsys list");
+	assert_has(cli_out, "PORTS");
+
+	/* the target refuses address changes on an enabled port */
+	assert_int_equal(run_cli("port set 1 traddr 192.0.2.2"), PL_EXIT_FAIL);
+	assert_string_equal(cli_err, "purlinctl: port 1: addr_traddr: Permission denied\n");
+	assert_file("ports/1/addr_traddr", "192.0.2.1");
+	/* adrfam of the live port applies to a traddr given alone */
+	assert_ok("port set 2 traddr 2001:db8::2");
+	assert_int_equal(run_cli("port set 2 traddr 192.0.2.9"), PL_EXIT_USAGE);
+
+	assert_ok("port unlink 1 " S1);
+	assert_ok("port set 1 traddr 192.0.2.2");
+	assert_ok("port show 1");
+	assert_has(cli_out, "addr_traddr");
+	assert_ok("port del 2");
+	assert_false(tree_exists("ports/2"));
+}
+
+/* ---- cascades ---- */
+
+static void build_small_config(void)
+{
+	assert_ok("host add " H1);
+	assert_ok("subsys add " S1);
+	assert_ok("subsys allow " S1 " " H1);
+	assert_ok("ns add " S1 " 1 path /dev/nullb0");
+	assert_ok("port add 1 traddr 192.0.2.1");
+	assert_ok("port link 1 " S1);
+}
+
+static void test_subsys_del_cascades(void **state)
+{
+	(void)state;
+	build_small_config();
+	assert_ok("-n subsys del " S1);
+	assert_has(cli_out, "unlink ports/1/subsystems/" S1);
+	assert_true(tree_exists("subsystems/" S1));
+	assert_ok("subsys del " S1);
+	assert_false(tree_exists("subsystems/" S1));
+	assert_false(tree_exists("ports/1/subsystems/" S1));
+	assert_true(tree_exists("hosts/" H1));
+	assert_true(tree_exists("ports/1"));
+}
+
+static void test_host_and_port_del_cascade(void **state)
+{
+	(void)state;
+	build_small_config();
+	assert_ok("host del " H1);
+	assert_false(tree_exists("subsystems/" S1 "/allowed_hosts/" H1));
+	assert_false(tree_exists("hosts/" H1));
+	assert_ok("port del 1");
+	assert_false(tree_exists("ports/1"));
+	assert_true(tree_exists("subsystems/" S1));
+}
+
+static void test_clear(void **state)
+{
+	char *before, *after;
+
+	(void)state;
+	build_small_config();
+	before = tree_snapshot();
+	assert_ok("--dry-run clear");
+	assert_has(cli_out, "unlink ports/1/subsystems/" S1);
+	assert_has(cli_out, "write  subsystems/" S1 "/namespaces/1/enable = \"0\"");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(after);
+	assert_ok("clear");
+	free(before);
+	before = tree_snapshot();
+	assert_string_equal(before, "d /hosts\nd /ports\nd /subsystems\n");
+	free(before);
+	/* clear on an empty target does nothing */
+	assert_ok("clear");
+}
+
+/* Links go first, then namespace disables, then directories. */
+static void test_clear_order(void **state)
+{
+	const char *out;
+	const char *unlink_port, *unlink_host, *disable, *rmdir_ns, *rmdir_host;
+
+	(void)state;
+	build_small_config();
+	assert_ok("-n clear");
+	out = cli_out;
+	unlink_port = strstr(out, "unlink ports/1/subsystems/");
+	unlink_host = strstr(out, "unlink subsystems/" S1 "/allowed_hosts/");
+	disable = strstr(out, "/namespaces/1/enable = \"0\"");
+	rmdir_ns = strstr(out, "rmdir  subsystems/" S1 "/namespaces/1");
+	rmdir_host = strstr(out, "rmdir  hosts/");
+	assert_non_null(unlink_port);
+	assert_non_null(unlink_host);
+	assert_non_null(disable);
+	assert_non_null(rmdir_ns);
+	assert_non_null(rmdir_host);
+	assert_true(unlink_port < unlink_host);
+	assert_true(unlink_host < disable);
+	assert_true(disable < rmdir_ns);
+	assert_true(rmdir_ns < rmdir_host);
+}
+
+/* ---- failures ---- */
+
+static void test_add_rolls_back(void **state)
+{
+	char *before, *after;
+
+	(void)state;
+	before = tree_snapshot();
+	/* mkdir succeeds, the first attribute write fails */
+	cfs_fail_nth(2, EIO);
+	assert_int_equal(run_cli("subsys add " S1 " model M"), PL_EXIT_FAIL);
+	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": attr_serial: Input/output error\n");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+static void test_missing_attribute(void **state)
+{
+	(void)state;
+	fake_old_nvmet = true;
+	assert_int_equal(run_cli("subsys add " S1 " qid-max 4"), PL_EXIT_FAIL);
+	assert_has(cli_err, "attr_qid_max: No such file or directory");
+	assert_false(tree_exists("subsystems/" S1));
+}
+
+static void test_save_stdout_and_file(void **state)
+{
+	char *file, *text, *stdout_copy;
+
+	(void)state;
+	build_small_config();
+	assert_ok("save -");
+	stdout_copy = strdup(cli_out);
+	assert_has(cli_out, "\"hosts\": [");
+	assert_has(cli_out, "\"nqn\": \"" H1 "\"");
+	assert_has(cli_out, "\"path\": \"/dev/nullb0\"");
+	file = scratch_file("saved.json", "");
+	assert_ok("save %s", file);
+	text = slurp(file);
+	assert_string_equal(text, stdout_copy);
+	assert_string_equal(cli_out, "");
+	assert_has(text, "\"portid\": 1");
+	free(stdout_copy);
+	free(text);
+	free(file);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, root_setup, root_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_usage_errors),
+		T(test_help_and_version),
+		T(test_argument_errors),
+		T(test_missing_root),
+		T(test_subsys_add_defaults),
+		T(test_subsys_add_attrs_and_set),
+		T(test_subsys_list_show),
+		T(test_subsys_allow),
+		T(test_ns_lifecycle),
+		T(test_port_defaults_and_link),
+		T(test_subsys_del_cascades),
+		T(test_host_and_port_del_cascade),
+		T(test_clear),
+		T(test_clear_order),
+		T(test_add_rolls_back),
+		T(test_missing_attribute),
+		T(test_save_stdout_and_file),
+	};
+
+	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * save / restore: the planner's order, restore against a temporary tree,
+ * rollback after a failure at every step, idempotence, save-after-restore
+ * equivalence and bad files that must leave the target untouched.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfs.h"
+#include "conf.h"
+#include "harness.h"
+#include "planner.h"
+
+#define DISK1 "nqn.2024-01.io.example:disk1"
+#define DISK2 "nqn.2024-01.io.example:disk2"
+#define HOSTA "nqn.2024-01.io.example.host:client-a"
+
+static char *sample_path(void)
+{
+	return data_file("nvmetcli-sample.json");
+}
+
+static int restore_sample(const char *opts)
+{
+	char *path = sample_path(), *line;
+	int ret;
+
+	if (asprintf(&line, "%s restore %s", opts, path) < 0)
+		abort();
+	ret = run_cli_line(line);
+	free(line);
+	free(path);
+	return ret;
+}
+
+/* Index of the first op whose path ends with suffix and has kind, or -1. */
+static long find_op(const struct pl_plan *plan, enum pl_op_kind kind, const char *suffix)
+{
+	size_t slen = strlen(suffix);
+
+	for (size_t i = 0; i < plan->n; i++) {
+		const char *p = plan->v[i].path;
+		size_t len = strlen(p);
+
+		if (plan->v[i].kind == kind && len >= slen && !strcmp(p + len - slen, suffix))
+			return (long)i;
+	}
+	return -1;
+}
+
+static long last_op(const struct pl_plan *plan, enum pl_op_kind kind, const char *prefix)
+{
+	long at = -1;
+
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->v[i].kind == kind && !strncmp(plan->v[i].path, prefix, strlen(prefix)))
+			at = (long)i;
+	return at;
+}
+
+static long first_op(const struct pl_plan *plan, enum pl_op_kind kind, const char *prefix)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->v[i].kind == kind && !strncmp(plan->v[i].path, prefix, strlen(prefix)))
+			return (long)i;
+	return -1;
+}
+
+#define assert_before(a, b)                                                        \
+	do {                                                                       \
+		long _a = (a), _b = (b);                                           \
+		if (_a < 0 || _b < 0 || _a >= _b)                                  \
+			fail_msg("%s (%ld) not before %s (%ld)", #a, _a, #b, _b);  \
+	} while (0)
+
+static void test_planner_order(void **state)
+{
+	struct pl_node *want = NULL, *live = pl_node_new(PL_ROOT, NULL, NULL);
+	struct pl_plan plan = { 0 };
+	char *path = sample_path();
+
+	(void)state;
+	pl_errs = fopen("/dev/null", "w");
+	assert_int_equal(pl_conf_load(path, &want), 0);
+	pl_plan_restore(&plan, want, live);
+	fclose(pl_errs);
+	pl_errs = NULL;
+
+	/* hosts before the links that name them */
+	assert_before(last_op(&plan, PL_OP_MKDIR, "hosts/"),
+		      first_op(&plan, PL_OP_LINK, "subsystems/" DISK2 "/allowed_hosts/"));
+	/* a port's address and parameters before any subsystem link (which enables it) */
+	assert_before(find_op(&plan, PL_OP_WRITE, "ports/1/addr_traddr"),
+		      first_op(&plan, PL_OP_LINK, "ports/1/subsystems/"));
+	assert_before(find_op(&plan, PL_OP_WRITE, "ports/1/param_inline_data_size"),
+		      first_op(&plan, PL_OP_LINK, "ports/1/subsystems/"));
+	/* trtype first (it resets tsas), treq after the address */
+	assert_before(find_op(&plan, PL_OP_WRITE, "ports/1/addr_trtype"),
+		      find_op(&plan, PL_OP_WRITE, "ports/1/addr_traddr"));
+	assert_before(find_op(&plan, PL_OP_WRITE, "ports/1/addr_trsvcid"),
+		      find_op(&plan, PL_OP_WRITE, "ports/1/addr_treq"));
+	/* ANA groups before the namespaces that use them */
+	assert_before(find_op(&plan, PL_OP_MKDIR, "ports/1/ana_groups/2"),
+		      find_op(&plan, PL_OP_WRITE, "namespaces/2/ana_grpid"));
+	/* the builtin group 1 is not created, only its state written */
+	assert_int_equal(find_op(&plan, PL_OP_MKDIR, "ana_groups/1"), -1);
+	assert_true(find_op(&plan, PL_OP_WRITE, "ports/1/ana_groups/1/ana_state") >= 0);
+	/* referral: address before enable */
+	assert_before(find_op(&plan, PL_OP_WRITE, "referrals/peer/addr_traddr"),
+		      find_op(&plan, PL_OP_WRITE, "referrals/peer/enable"));
+	/* subsystem attributes before namespaces; namespace attributes before enable */
+	assert_before(find_op(&plan, PL_OP_WRITE, DISK1 "/attr_serial"),
+		      find_op(&plan, PL_OP_MKDIR, DISK1 "/namespaces/1"));
+	assert_before(find_op(&plan, PL_OP_WRITE, DISK1 "/namespaces/1/device_path"),
+		      find_op(&plan, PL_OP_WRITE, DISK1 "/namespaces/1/enable"));
+	assert_before(find_op(&plan, PL_OP_WRITE, DISK1 "/namespaces/1/device_uuid"),
+		      find_op(&plan, PL_OP_WRITE, DISK1 "/namespaces/1/enable"));
+	/* allow_any_host before allowed_hosts links; those before port links */
+	assert_before(find_op(&plan, PL_OP_WRITE, DISK2 "/attr_allow_any_host"),
+		      first_op(&plan, PL_OP_LINK, "subsystems/" DISK2 "/allowed_hosts/"));
+	assert_before(last_op(&plan, PL_OP_LINK, "subsystems/"),
+		      first_op(&plan, PL_OP_LINK, "ports/"));
+	/* every subsystem exists before any port links to it */
+	assert_before(last_op(&plan, PL_OP_MKDIR, "subsystems/"),
+		      first_op(&plan, PL_OP_LINK, "ports/"));
+	/* the link targets are paths of the objects */
+	assert_string_equal(plan.v[first_op(&plan, PL_OP_LINK, "ports/1/")].arg,
+			    "subsystems/" DISK1);
+	pl_plan_free(&plan);
+	pl_node_free(want);
+	pl_node_free(live);
+	free(path);
+}
+
+/* An enabled namespace whose device changes is disabled, written, enabled. */
+static void test_planner_enable_cycle(void **state)
+{
+	struct pl_node *lroot = pl_node_new(PL_ROOT, NULL, NULL);
+	struct pl_node *wroot = pl_node_new(PL_ROOT, NULL, NULL);
+	struct pl_node *ls = pl_node_new(PL_SUBSYS, DISK1, lroot);
+	struct pl_node *ws = pl_node_new(PL_SUBSYS, DISK1, wroot);
+	struct pl_node *lns = pl_node_new(PL_NS, "1", ls);
+	struct pl_node *wns = pl_node_new(PL_NS, "1", ws);
+	struct pl_plan plan = { 0 };
+
+	(void)state;
+	pl_set(lns, "device_path", "/dev/a");
+	pl_set(lns, "enable", "1");
+	pl_set(lns, "ana_grpid", "1");
+	pl_set(wns, "device_path", "/dev/b");
+	pl_set(wns, "enable", "1");
+	pl_plan_restore(&plan, wroot, lroot);
+	assert_int_equal(plan.n, 3);
+	assert_string_equal(plan.v[0].what, "enable");
+	assert_string_equal(plan.v[0].arg, "0");
+	assert_string_equal(plan.v[1].what, "device_path");
+	assert_string_equal(plan.v[2].what, "enable");
+	assert_string_equal(plan.v[2].arg, "1");
+	pl_plan_free(&plan);
+
+	/* ana_grpid may change live: no cycle */
+	pl_set(wns, "device_path", "/dev/a");
+	pl_set(wns, "ana_grpid", "2");
+	pl_plan_restore(&plan, wroot, lroot);
+	assert_int_equal(plan.n, 1);
+	assert_string_equal(plan.v[0].what, "ana_grpid");
+	pl_plan_free(&plan);
+
+	/* equal values written differently are equal (case, 0x, separators) */
+	pl_unset(wns, "ana_grpid");
+	pl_set(lns, "device_uuid", "5f1e6a3c-2b7d-4c8e-9a0f-1d2e3f4a5b6c");
+	pl_set(wns, "device_uuid", "5F1E6A3C-2B7D-4C8E-9A0F-1D2E3F4A5B6C");
+	pl_set(ls, "attr_ieee_oui", "0x00000a");
+	pl_set(ws, "attr_ieee_oui", "10");
+	pl_plan_restore(&plan, wroot, lroot);
+	assert_int_equal(plan.n, 0);
+	pl_plan_free(&plan);
+	pl_node_free(lroot);
+	pl_node_free(wroot);
+}
+
+static void test_restore_creates_tree(void **state)
+{
+	char target[512];
+	char *link;
+	ssize_t n;
+
+	(void)state;
+	if (restore_sample(""))
+		fail_msg("restore: %s", cli_err);
+	assert_string_equal(cli_err, "");
+	assert_true(tree_exists("hosts/" HOSTA));
+	assert_true(tree_exists("subsystems/" DISK1 "/namespaces/2"));
+	assert_true(tree_exists("subsystems/" DISK2 "/allowed_hosts/" HOSTA));
+	assert_true(tree_exists("ports/1/subsystems/" DISK2));
+	assert_true(tree_exists("ports/1/ana_groups/2"));
+	assert_true(tree_exists("ports/1/referrals/peer"));
+	assert_file("ports/1/addr_traddr", "192.0.2.10");
+	assert_file("ports/1/ana_groups/2/ana_state", "non-optimized");
+	assert_file("subsystems/" DISK1 "/namespaces/1/enable", "1");
+	assert_file("subsystems/" DISK2 "/namespaces/10/enable", "0");
+		assert_true(asprintf(&link, "%s/subsystems/" DISK2 "/allowed_hosts/" HOSTA, test_root) > 0);
+	n = readlink(link, target, sizeof(target) - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	assert_int_equal(target[0], '/');
+	free(link);
+}
+
+static void test_restore_idempotent(void **state)
+{
+	char *before, *after;
+
+	(void)state;
+	assert_int_equal(restore_sample(""), 0);
+	before = tree_snapshot();
+	assert_int_equal(restore_sample("-v"), 0);
+	assert_has(cli_err, "the target already matches");
+	assert_int_equal(restore_sample("--dry-run"), 0);
+	assert_string_equal(cli_out, "");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+/* Every value of a, and every object and link, is in b (compared as the target compares). */
+static void assert_subset(const struct pl_node *a, const struct pl_node *b)
+{
+	const struct pl_type_spec *spec = pl_spec(a->type);
+	char *label = a->parent ? pl_node_label(a) : strdup("root");
+
+	for (size_t i = 0; i < a->attrs.n; i++) {
+		const char *v = pl_get(b, a->attrs.v[i].name);
+
+		if (!v || !pl_attr_equal(a->type, a->attrs.v[i].name, a->attrs.v[i].value, v))
+			fail_msg("%s: %s: '%s' vs '%s'", label, a->attrs.v[i].name,
+				 a->attrs.v[i].value, v ? v : "(missing)");
+	}
+	if (a->links.n != b->links.n)
+		fail_msg("%s: %zu links vs %zu", label, a->links.n, b->links.n);
+	for (size_t i = 0; i < a->links.n; i++)
+		if (!strv_has(&b->links, a->links.v[i]))
+			fail_msg("%s: link %s missing", label, a->links.v[i]);
+	for (size_t k = 0; k < spec->nkids; k++) {
+		if (a->kids[k].n != b->kids[k].n)
+			fail_msg("%s: %zu %s vs %zu", label, a->kids[k].n,
+				 pl_spec(spec->kids[k])->dir, b->kids[k].n);
+		for (size_t i = 0; i < a->kids[k].n; i++) {
+			const struct pl_node *kb = pl_find(b, spec->kids[k], a->kids[k].v[i]->id);
+
+			if (!kb)
+				fail_msg("%s: %s %s missing", label, pl_spec(spec->kids[k])->label,
+					 a->kids[k].v[i]->id);
+			assert_subset(a->kids[k].v[i], kb);
+		}
+	}
+	free(label);
+}
+
+static void test_save_after_restore(void **state)
+{
+	struct pl_node *want = NULL, *saved = NULL;
+	char *path = sample_path(), *out = scratch_file("saved.json", "");
+
+	(void)state;
+	assert_int_equal(restore_sample(""), 0);
+	assert_int_equal(run_cli("save %s", out), 0);
+	pl_errs = stderr;
+	assert_int_equal(pl_conf_load(path, &want), 0);
+	assert_int_equal(pl_conf_load(out, &saved), 0);
+	pl_errs = NULL;
+	assert_subset(want, saved);
+	pl_node_free(want);
+	pl_node_free(saved);
+
+	/* the saved file restores onto a cleared target to the same tree */
+	{
+		char *first = tree_snapshot(), *second;
+
+		assert_int_equal(run_cli("clear"), 0);
+		assert_int_equal(run_cli("restore %s", out), 0);
+		second = tree_snapshot();
+		assert_string_equal(first, second);
+		free(first);
+		free(second);
+	}
+	free(path);
+	free(out);
+}
+
+static void test_restore_stdin_dash_and_if_present(void **state)
+{
+	char *missing = scratch_file("x", ""), *before, *after;
+
+	(void)state;
+	*strrchr(missing, '/') = '\0';
+	before = tree_snapshot();
+	assert_int_equal(run_cli("-v restore %s/none.json if-present", missing), 0);
+	assert_has(cli_err, "not found, nothing to restore");
+	assert_int_equal(run_cli("restore %s/none.json", missing), PL_EXIT_FAIL);
+	assert_has(cli_err, "none.json: open: No such file or directory");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	free(missing);
+}
+
+/* Objects already present with other values are updated; others are left alone. */
+static void test_restore_merges(void **state)
+{
+	(void)state;
+	assert_int_equal(run_cli("subsys add " DISK1 " serial OLD model Old"), 0);
+	assert_int_equal(run_cli("subsys add nqn.2024-01.io.example:keep"), 0);
+	assert_int_equal(run_cli("ns add " DISK1 " 1 path /dev/old"), 0);
+	assert_int_equal(restore_sample(""), 0);
+	assert_file("subsystems/" DISK1 "/attr_serial", "8a3f0c2e91d4b756");
+	assert_file("subsystems/" DISK1 "/namespaces/1/device_path", "/dev/nullb0");
+	assert_file("subsystems/" DISK1 "/namespaces/1/enable", "1");
+		assert_true(tree_exists("subsystems/nqn.2024-01.io.example:keep"));
+}
+
+static void apply_setup(const char *cmds[], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (run_cli_line(cmds[i]))
+			fail_msg("setup '%s': %s", cmds[i], cli_err);
+}
+
+/* Fail each step of the restore in turn: the tree must come back unchanged. */
+static void run_injection(const char *setup_cmds[], size_t nsetup)
+{
+	char *before, *after, *path = sample_path();
+	unsigned int total, n;
+
+	apply_setup(setup_cmds, nsetup);
+	before = tree_snapshot();
+	cfs_fail_nth(0, 0);
+	assert_int_equal(run_cli("restore %s", path), 0);
+	total = cfs_mutations();
+	assert_true(total > 20);
+	assert_int_equal(run_cli("clear"), 0);
+	apply_setup(setup_cmds, nsetup);
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(after);
+
+	for (n = 1; n <= total; n++) {
+		cfs_fail_nth(n, EIO);
+		if (run_cli("restore %s", path) != PL_EXIT_FAIL)
+			fail_msg("step %u: restore did not fail", n);
+		if (!strstr(cli_err, "Input/output error"))
+			fail_msg("step %u: %s", n, cli_err);
+		if (strstr(cli_err, "rollback:") || strstr(cli_err, "cannot be restored"))
+			fail_msg("step %u: rollback failed: %s", n, cli_err);
+		cfs_fail_nth(0, 0);
+		after = tree_snapshot();
+		if (strcmp(before, after))
+			fail_msg("step %u: tree changed\nbefore:\n%s\nafter:\n%s", n, before, after);
+		free(after);
+	}
+	free(before);
+	free(path);
+}
+
+static void test_failure_injection_empty_target(void **state)
+{
+	(void)state;
+	run_injection(NULL, 0);
+}
+
+/* With objects already present, rollback also restores the values it changed. */
+static void test_failure_injection_existing_config(void **state)
+{
+	static const char *setup[] = {
+		"host add " HOSTA,
+		"subsys add " DISK1 " serial OLD model Old allow-any-host off",
+		"ns add " DISK1 " 1 path /dev/old uuid 0b0a5c9e-6a51-4d6d-9d0b-3f2e1c4b5a69",
+		"port add 2 adrfam ipv6 traddr 2001:db8::99 trsvcid 4421",
+		"subsys add nqn.2024-01.io.example:unrelated serial U",
+	};
+
+	(void)state;
+	run_injection(setup, sizeof(setup) / sizeof(setup[0]));
+}
+
+static void test_failure_message_names_step(void **state)
+{
+	char *path = sample_path();
+
+	(void)state;
+	cfs_fail_nth(5, EBUSY);
+	assert_int_equal(run_cli("restore %s", path), PL_EXIT_FAIL);
+	assert_has(cli_err, "Device or resource busy");
+	assert_has(cli_err, "restore: step 5 of ");
+	assert_has(cli_err, "4 completed steps rolled back");
+	free(path);
+}
+
+struct bad_file {
+	const char *name;
+	const char *text;
+	const char *error;
+};
+
+static const struct bad_file bad_files[] = {
+	{ "malformed.json", "{\"hosts\": [", "invalid JSON" },
+	{ "missing.json", "{\"ports\": [{\"addr\": {}}]}", "missing key 'portid'" },
+	{ "type.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", \"namespaces\": {}}]}",
+	  "'namespaces' must be an array" },
+	{ "dup.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\"}, "
+		      "{\"nqn\": \"nqn.2024-01.io.example:s\"}]}", "duplicate subsys" },
+	{ "dangling.json", "{\"hosts\": [], \"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", "
+			   "\"allowed_hosts\": [\"nqn.2024-01.io.example:ghost\"]}]}", "not defined" },
+	{ "long.json", "{\"hosts\": [{\"nqn\": \"nqn.2024-01.io.example:"
+		       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		       "aaaaaaaaaaaaaaaaaaaaa\"}]}", "longer than 223 bytes" },
+	/* one bad value late in the file: nothing before it may be applied */
+	{ "late.json", "{\"hosts\": [{\"nqn\": \"nqn.2024-01.io.example:h\"}], \"ports\": [{\"portid\": 3, "
+		       "\"addr\": {\"trtype\": \"rdma\", \"adrfam\": \"ipv4\", \"traddr\": \"192.0.2.300\"}}]}",
+	  "addr_traddr must be an IPv4 address" },
+};
+
+static void test_bad_files_touch_nothing(void **state)
+{
+	char *before, *after;
+
+	(void)state;
+	assert_int_equal(run_cli("subsys add nqn.2024-01.io.example:existing"), 0);
+	before = tree_snapshot();
+	for (size_t i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
+		char *file = scratch_file(bad_files[i].name, bad_files[i].text);
+
+		cfs_fail_nth(0, 0);
+		if (run_cli("restore %s", file) != PL_EXIT_FAIL)
+			fail_msg("%s: accepted", bad_files[i].name);
+		if (!strstr(cli_err, bad_files[i].error) || !strstr(cli_err, bad_files[i].name))
+			fail_msg("%s: expected '%s' in: %s", bad_files[i].name, bad_files[i].error,
+				 cli_err);
+		if (cfs_mutations())
+			fail_msg("%s: %u configfs changes attempted", bad_files[i].name,
+				 cfs_mutations());
+		free(file);
+	}
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+/* Attributes this target lacks are skipped, with a note under -v. */
+static void test_restore_skips_missing_attributes(void **state)
+{
+	(void)state;
+	fake_old_nvmet = true;
+	assert_int_equal(restore_sample("-v"), 0);
+	assert_has(cli_err, "subsys " DISK1 ": attr_qid_max: not supported by this target, skipped");
+	assert_false(tree_exists("subsystems/" DISK1 "/attr_qid_max"));
+	/* and again, now judged from the live tree */
+	assert_int_equal(restore_sample("-v"), 0);
+	assert_has(cli_err, "attr_qid_max: not supported by this target, skipped");
+}
+
+static void test_dry_run_restore(void **state)
+{
+	char *before = tree_snapshot(), *after;
+
+	(void)state;
+	assert_int_equal(restore_sample("-n"), 0);
+	assert_has(cli_out, "mkdir  hosts/" HOSTA "\n");
+	assert_has(cli_out, "write  ports/1/addr_traddr = \"192.0.2.10\"\n");
+	assert_has(cli_out, "link   ports/1/subsystems/" DISK1 " -> subsystems/" DISK1 "\n");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+static void test_restore_links_to_live_objects(void **state)
+{
+	char *file;
+
+	(void)state;
+	assert_int_equal(run_cli("host add " HOSTA), 0);
+	file = scratch_file("live.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", "
+			    "\"attr\": {\"allow_any_host\": \"0\"}, "
+			    "\"allowed_hosts\": [\"" HOSTA "\"]}]}");
+	assert_int_equal(run_cli("restore %s", file), 0);
+	assert_true(tree_exists("subsystems/nqn.2024-01.io.example:s/allowed_hosts/" HOSTA));
+	free(file);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, root_setup, root_teardown)
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_planner_order),
+		cmocka_unit_test(test_planner_enable_cycle),
+		T(test_restore_creates_tree),
+		T(test_restore_idempotent),
+		T(test_save_after_restore),
+		T(test_restore_stdin_dash_and_if_present),
+		T(test_restore_merges),
+		T(test_failure_injection_empty_target),
+		T(test_failure_injection_existing_config),
+		T(test_failure_message_names_step),
+		T(test_bad_files_touch_nothing),
+		T(test_restore_skips_missing_attributes),
+		T(test_dry_run_restore),
+		T(test_restore_links_to_live_objects),
+	};
+
+	return cmocka_run_group_tests_name("restore", tests, NULL, NULL);
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every validator with good and bad inputs.
+ */
+#include <string.h>
+
+#include "harness.h"
+#include "validate.h"
+
+struct vcase {
+	const char *val;
+	bool ok;
+};
+
+static void check_cases(pl_check_fn fn, const struct vcase *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *why = fn(cases[i].val);
+
+		if (!!why == cases[i].ok)
+			fail_msg("'%s': expected %s, got %s", cases[i].val,
+				 cases[i].ok ? "valid" : "invalid", why ? why : "valid");
+	}
+}
+
+#define CHECK(fn, ...)                                                    \
+	do {                                                              \
+		static const struct vcase c[] = { __VA_ARGS__ };          \
+		check_cases(fn, c, sizeof(c) / sizeof(c[0]));             \
+	} while (0)
+
+static char long_nqn[300];
+
+static void test_nqn(void **state)
+{
+	(void)state;
+	/* 223 bytes is the limit, 224 is too long */
+	strcpy(long_nqn, "nqn.2024-01.io.example:");
+	memset(long_nqn + strlen(long_nqn), 'a', 223 - strlen(long_nqn));
+	long_nqn[223] = '\0';
+	assert_null(pl_check_nqn(long_nqn));
+	strcat(long_nqn, "b");
+	assert_non_null(pl_check_nqn(long_nqn));
+
+	CHECK(pl_check_nqn,
+	      { "nqn.2014-08.org.nvmexpress:uuid:3c2f1b3e-9d1a-4e6b-8f2c-5a7d9e0b1c4f", true },
+	      { "nqn.2016-06.io.spdk:cnode1", true },
+	      { "nqn.2024-12.com.example.storage:array-1:disk.7", true },
+	      { "nqn.2024-01.io.example-corp:x", true },
+	      { "nqn.2014-08.org.nvmexpress:uuid:not-a-uuid", false },
+	      { "nqn.2014-08.org.nvmexpress.discovery", false },
+	      { "testnqn", false },
+	      { "", false },
+	      { "nqn.24-01.io.example:x", false },
+	      { "nqn.2024-13.io.example:x", false },
+	      { "nqn.2024-00.io.example:x", false },
+	      { "nqn.2024-01.io.example", false },
+	      { "nqn.2024-01.io.example:", false },
+	      { "nqn.2024-01.:x", false },
+	      { "nqn.2024-01.io..example:x", false },
+	      { "nqn.2024-01.io.ex_ample:x", false },
+	      { "nqn.2024-01.io.example:a/b", false },
+	      { "nqn.2024-01.io.example:a b", false },
+	      { "nqn.2024-01.io.example:a\tb", false },
+	      { "NQN.2024-01.io.example:x", false });
+}
+
+static void test_nqn_discovery(void **state)
+{
+	(void)state;
+	assert_null(pl_check_nqn_or_discovery(PL_DISCOVERY_NQN));
+	assert_null(pl_check_nqn_or_discovery("nqn.2016-06.io.spdk:cnode1"));
+	assert_non_null(pl_check_nqn_or_discovery("nqn.2014-08.org.nvmexpress.discovery2"));
+	assert_non_null(pl_check_nqn(PL_DISCOVERY_NQN));
+}
+
+static void test_uuid_nguid(void **state)
+{
+	(void)state;
+	CHECK(pl_check_uuid,
+	      { "5f1e6a3c-2b7d-4c8e-9a0f-1d2e3f4a5b6c", true },
+	      { "5F1E6A3C-2B7D-4C8E-9A0F-1D2E3F4A5B6C", true },
+	      { "00000000-0000-0000-0000-000000000000", true },
+	      { "5f1e6a3c2b7d4c8e9a0f1d2e3f4a5b6c", false },
+	      { "5f1e6a3c-2b7d-4c8e-9a0f-1d2e3f4a5b6", false },
+	      { "5f1e6a3c-2b7d-4c8e-9a0f-1d2e3f4a5b6c0", false },
+	      { "5f1e6a3c-2b7d-4c8e-9a0f_1d2e3f4a5b6c", false },
+	      { "gf1e6a3c-2b7d-4c8e-9a0f-1d2e3f4a5b6c", false },
+	      { "", false });
+	CHECK(pl_check_nguid,
+	      { "5f1e6a3c-2b7d-4c8e-9a0f-1d2e3f4a5b6c", true },
+	      { "5f1e6a3c2b7d4c8e9a0f1d2e3f4a5b6c", true },
+	      { "5f1e6a3c2b7d4c8e9a0f1d2e3f4a5b6", false },
+	      { "5f1e6a3c2b7d4c8e9a0f1d2e3f4a5b6cc", false },
+	      { "zz1e6a3c2b7d4c8e9a0f1d2e3f4a5b6c", false },
+	      { "", false });
+}
+
+static void test_ids(void **state)
+{
+	(void)state;
+	CHECK(pl_check_nsid,
+	      { "1", true }, { "4294967294", true }, { "0", false }, { "4294967295", false },
+	      { "01", false }, { "-1", false }, { "0x10", false }, { "1a", false },
+	      { "", false }, { " 1", false });
+	CHECK(pl_check_portid,
+	      { "0", true }, { "1", true }, { "65535", true }, { "65536", false },
+	      { "-1", false }, { "007", false }, { "abc", false }, { "", false });
+	CHECK(pl_check_grpid,
+	      { "1", true }, { "128", true }, { "0", false }, { "129", false }, { "x", false });
+	CHECK(pl_check_referral_name,
+	      { "peer", true }, { "peer-2.a_b", true }, { "", false }, { ".", false },
+	      { "..", false }, { "a/b", false }, { "a b", false });
+}
+
+static void test_identify_strings(void **state)
+{
+	(void)state;
+	CHECK(pl_check_serial,
+	      { "1", true }, { "12345678901234567890", true }, { "123456789012345678901", false },
+	      { "", false }, { " lead", false }, { "trail ", false }, { "in side", true },
+	      { "tab\there", false }, { "caf\xc3\xa9", false });
+	CHECK(pl_check_model,
+	      { "Purlin", true }, { "0123456789012345678901234567890123456789", true },
+	      { "01234567890123456789012345678901234567890", false }, { "", false });
+	CHECK(pl_check_firmware,
+	      { "0.1.0", true }, { "12345678", true }, { "123456789", false }, { "", false });
+	CHECK(pl_check_version,
+	      { "1.3", true }, { "1.4", true }, { "2.0.1", true }, { "1", false },
+	      { "1.", false }, { ".1", false }, { "1..3", false }, { "1.3.0.1", false },
+	      { "a.b", false }, { "1.256", false }, { "", false });
+}
+
+static void test_numbers(void **state)
+{
+	(void)state;
+	CHECK(pl_check_bool, { "0", true }, { "1", true }, { "2", false }, { "on", false }, { "", false });
+	CHECK(pl_check_cntlid,
+	      { "1", true }, { "65519", true }, { "0", false }, { "65520", false }, { "x", false });
+	CHECK(pl_check_qid_max,
+	      { "1", true }, { "128", true }, { "65535", true }, { "0", false }, { "65536", false });
+	CHECK(pl_check_ieee_oui,
+	      { "0x000000", true }, { "0xffffff", true }, { "0x1000000", false }, { "123", true },
+	      { "-1", false }, { "oui", false }, { "", false });
+	CHECK(pl_check_inline_size,
+	      { "-1", true }, { "0", true }, { "16384", true }, { "1048576", true },
+	      { "1048577", false }, { "-2", false }, { "4k", false }, { "", false });
+	CHECK(pl_check_queue_size,
+	      { "-1", true }, { "2", true }, { "128", true }, { "65536", true }, { "1", false },
+	      { "65537", false }, { "0", false });
+	CHECK(pl_check_mdts, { "-1", true }, { "0", true }, { "255", true }, { "256", false });
+}
+
+static void test_enums_and_path(void **state)
+{
+	(void)state;
+	CHECK(pl_check_trtype,
+	      { "rdma", true }, { "tcp", true }, { "loop", true }, { "fc", true },
+	      { "RDMA", false }, { "roce", false }, { "", false });
+	CHECK(pl_check_adrfam,
+	      { "ipv4", true }, { "ipv6", true }, { "ib", true }, { "fc", true },
+	      { "loop", true }, { "inet", false }, { "", false });
+	CHECK(pl_check_treq,
+	      { "not specified", true }, { "required", true }, { "not required", true },
+	      { "not-specified", false }, { "", false });
+	CHECK(pl_check_ana_state,
+	      { "optimized", true }, { "non-optimized", true }, { "inaccessible", true },
+	      { "persistent-loss", true }, { "change", true }, { "nonoptimized", false });
+	CHECK(pl_check_path,
+	      { "/dev/nullb0", true }, { "/var/lib/x.img", true }, { "dev/nullb0", false },
+	      { "", false }, { "/dev/a\nb", false });
+}
+
+static void test_address(void **state)
+{
+	(void)state;
+	assert_null(pl_check_traddr("ipv4", "192.0.2.1"));
+	assert_null(pl_check_traddr(NULL, "10.0.0.1"));
+	assert_non_null(pl_check_traddr("ipv4", "300.0.2.1"));
+	assert_non_null(pl_check_traddr("ipv4", "2001:db8::1"));
+	assert_non_null(pl_check_traddr("ipv4", "host.example"));
+	assert_null(pl_check_traddr("ipv6", "2001:db8::1"));
+	assert_null(pl_check_traddr("ipv6", "::1"));
+	assert_non_null(pl_check_traddr("ipv6", "192.0.2.1"));
+	assert_null(pl_check_traddr("fc", "nn-0x1000:pn-0x2000"));
+	assert_non_null(pl_check_traddr("fc", ""));
+	assert_non_null(pl_check_traddr("loop", "a b"));
+
+	assert_null(pl_check_trsvcid("ipv4", "4420"));
+	assert_null(pl_check_trsvcid("ipv6", "65535"));
+	assert_non_null(pl_check_trsvcid("ipv4", "0"));
+	assert_non_null(pl_check_trsvcid("ipv4", "65536"));
+	assert_non_null(pl_check_trsvcid("ipv4", "nvme"));
+	assert_null(pl_check_trsvcid("fc", "none"));
+	assert_non_null(pl_check_trsvcid("fc", "123456789012345678901234567890123"));
+}
+
+static void test_attr_generic(void **state)
+{
+	(void)state;
+	CHECK(pl_check_attr_name,
+	      { "serial", true }, { "inline_data_size", true }, { "tos2", true },
+	      { "", false }, { "Serial", false }, { "a-b", false }, { "a/b", false });
+	CHECK(pl_check_attr_value, { "", true }, { "x y", true }, { "a\nb", false });
+}
+
+static void test_parse_bool(void **state)
+{
+	(void)state;
+	assert_string_equal(pl_parse_bool("on"), "1");
+	assert_string_equal(pl_parse_bool("yes"), "1");
+	assert_string_equal(pl_parse_bool("true"), "1");
+	assert_string_equal(pl_parse_bool("1"), "1");
+	assert_string_equal(pl_parse_bool("off"), "0");
+	assert_string_equal(pl_parse_bool("no"), "0");
+	assert_string_equal(pl_parse_bool("false"), "0");
+	assert_string_equal(pl_parse_bool("0"), "0");
+	assert_null(pl_parse_bool("maybe"));
+	assert_null(pl_parse_bool(""));
+	assert_null(pl_parse_bool("ON"));
+}
+
+static void test_generators(void **state)
+{
+	char serial[17], uuid[37], uuid2[37];
+
+	(void)state;
+	assert_int_equal(pl_gen_serial(serial), 0);
+	assert_int_equal(strlen(serial), 16);
+	assert_int_equal(strspn(serial, "0123456789abcdef"), 16);
+	assert_null(pl_check_serial(serial));
+	assert_int_equal(pl_gen_uuid(uuid), 0);
+	assert_int_equal(pl_gen_uuid(uuid2), 0);
+	assert_null(pl_check_uuid(uuid));
+	assert_int_equal(uuid[14], '4');
+	assert_non_null(strchr("89ab", uuid[19]));
+	assert_string_not_equal(uuid, uuid2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nqn),
+		cmocka_unit_test(test_nqn_discovery),
+		cmocka_unit_test(test_uuid_nguid),
+		cmocka_unit_test(test_ids),
+		cmocka_unit_test(test_identify_strings),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_enums_and_path),
+		cmocka_unit_test(test_address),
+		cmocka_unit_test(test_attr_generic),
+		cmocka_unit_test(test_parse_bool),
+		cmocka_unit_test(test_generators),
+	};
+
+	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * purlinctl: restore and removal planning. Pure functions of the trees:
+ * nothing here touches configfs, which keeps --dry-run and the tests honest.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner.h"
+
+static const enum pl_type create_order[] = { PL_HOST, PL_PORT, PL_SUBSYS };
+static const enum pl_type link_order[] = { PL_SUBSYS, PL_PORT };
+
+static bool is_gate(const struct pl_node *node, const char *file)
+{
+	const char *gate = pl_spec(node->type)->enable;
+
+	return gate && !strcmp(gate, file);
+}
+
+/* Known attributes in table order, then the others by name; the gate is handled apart. */
+static void write_order(const struct pl_node *node, struct strv *out)
+{
+	const struct pl_attr_spec *a = pl_spec(node->type)->attrs;
+	struct strv rest = { 0 };
+
+	for (; a && a->file; a++)
+		if (pl_get(node, a->file) && !is_gate(node, a->file))
+			strv_add(out, a->file);
+	for (size_t i = 0; i < node->attrs.n; i++) {
+		const char *file = node->attrs.v[i].name;
+
+		if (!pl_attr_spec(node->type, file) && !is_gate(node, file))
+			strv_add(&rest, file);
+	}
+	strv_sort(&rest);
+	for (size_t i = 0; i < rest.n; i++)
+		strv_add(out, rest.v[i]);
+	strv_free(&rest);
+}
+
+static bool needs_write(const struct pl_node *want, const struct pl_node *have, const char *file,
+			bool optional)
+{
+	const char *val = pl_get(want, file);
+	const char *cur;
+	char *label;
+
+	if (!*val)
+		return false;
+	if (!have)
+		return true;
+	cur = pl_get(have, file);
+	if (!cur && optional) {
+		label = pl_node_label(want);
+		pl_note("%s: %s: not supported by this target, skipped", label, file);
+		free(label);
+		return false;
+	}
+	return !cur || !pl_attr_equal(want->type, file, val, cur);
+}
+
+static bool is_live(enum pl_type type, const char *file)
+{
+	const struct pl_attr_spec *spec = pl_attr_spec(type, file);
+
+	return spec && spec->live;
+}
+
+static bool is_on(const struct pl_node *node, const char *file)
+{
+	const char *val = node ? pl_get(node, file) : NULL;
+
+	return val && pl_attr_equal(node->type, file, val, "1");
+}
+
+static void plan_gate(struct pl_plan *plan, const struct pl_node *want,
+		      const struct pl_node *have, bool cycled, bool optional)
+{
+	const char *gate = pl_spec(want->type)->enable;
+	const char *val = pl_get(want, gate);
+	const char *cur = have ? pl_get(have, gate) : NULL;
+
+	if (!val || !*val)
+		val = cycled ? "1" : NULL;
+	if (!val)
+		return;
+	if (cycled || !cur || !pl_attr_equal(want->type, gate, val, cur))
+		pl_plan_write(plan, want, gate, val, optional && !have);
+}
+
+static void plan_kids(struct pl_plan *plan, const struct pl_node *want,
+		      const struct pl_node *have, bool optional)
+{
+	const struct pl_type_spec *spec = pl_spec(want->type);
+
+	for (size_t k = 0; k < spec->nkids; k++) {
+		for (size_t i = 0; i < want->kids[k].n; i++) {
+			const struct pl_node *w = want->kids[k].v[i];
+			const struct pl_node *h = have ? pl_find(have, w->type, w->id) : NULL;
+			const char *builtin = pl_spec(w->type)->builtin;
+
+			if (h)
+				pl_plan_update(plan, w, h, optional);
+			else if (have && builtin && !strcmp(builtin, w->id))
+				pl_note("%s %s: not provided by this target, skipped",
+					pl_spec(w->type)->label, w->id);
+			else
+				pl_plan_create(plan, w, optional);
+		}
+	}
+}
+
+void pl_plan_update(struct pl_plan *plan, const struct pl_node *want, const struct pl_node *have,
+		    bool optional)
+{
+	const char *gate = pl_spec(want->type)->enable;
+	struct strv files = { 0 }, diff = { 0 };
+	bool cycle = false;
+
+	write_order(want, &files);
+	for (size_t i = 0; i < files.n; i++)
+		if (needs_write(want, have, files.v[i], optional))
+			strv_add(&diff, files.v[i]);
+	for (size_t i = 0; gate && is_on(have, gate) && i < diff.n; i++)
+		cycle |= !is_live(want->type, diff.v[i]);
+	if (cycle)
+		pl_plan_write(plan, want, gate, "0", false);
+	for (size_t i = 0; i < diff.n; i++)
+		pl_plan_write(plan, want, diff.v[i], pl_get(want, diff.v[i]), optional && !have);
+	if (gate)
+		plan_gate(plan, want, have, cycle, optional);
+	strv_free(&files);
+	strv_free(&diff);
+	plan_kids(plan, want, have, optional);
+}
+
+void pl_plan_create(struct pl_plan *plan, const struct pl_node *want, bool optional)
+{
+	const char *builtin = pl_spec(want->type)->builtin;
+
+	if (!builtin || strcmp(builtin, want->id))
+		pl_plan_mkdir(plan, want);
+	pl_plan_update(plan, want, NULL, optional);
+}
+
+static void plan_links(struct pl_plan *plan, const struct pl_node *want,
+		       const struct pl_node *have)
+{
+	for (size_t i = 0; i < want->links.n; i++)
+		if (!have || !strv_has(&have->links, want->links.v[i]))
+			pl_plan_link(plan, want, want->links.v[i], true);
+}
+
+void pl_plan_restore(struct pl_plan *plan, const struct pl_node *want, const struct pl_node *live)
+{
+	for (size_t t = 0; t < ARRAY_SIZE(create_order); t++) {
+		const struct pl_nodes *list = pl_kids((struct pl_node *)want, create_order[t]);
+
+		for (size_t i = 0; i < list->n; i++) {
+			const struct pl_node *w = list->v[i];
+			const struct pl_node *h = pl_find(live, w->type, w->id);
+
+			if (h)
+				pl_plan_update(plan, w, h, true);
+			else
+				pl_plan_create(plan, w, true);
+		}
+	}
+	for (size_t t = 0; t < ARRAY_SIZE(link_order); t++) {
+		const struct pl_nodes *list = pl_kids((struct pl_node *)want, link_order[t]);
+
+		for (size_t i = 0; i < list->n; i++)
+			plan_links(plan, list->v[i], pl_find(live, link_order[t], list->v[i]->id));
+	}
+}
+
+/* ---- removal ---- */
+
+static void unlink_all(struct pl_plan *plan, struct pl_node *node)
+{
+	while (node->links.n) {
+		char *name = xstrdup(node->links.v[node->links.n - 1]);
+
+		pl_plan_link(plan, node, name, false);
+		strv_del(&node->links, name);
+		free(name);
+	}
+}
+
+/* Links from anywhere in the tree to node (port -> subsys, subsys -> host). */
+static void unlink_inbound(struct pl_plan *plan, struct pl_node *node)
+{
+	struct pl_node *root = pl_root_of(node);
+
+	for (size_t t = 0; t < ARRAY_SIZE(link_order); t++) {
+		const struct pl_type_spec *spec = pl_spec(link_order[t]);
+		struct pl_nodes *list = pl_kids(root, link_order[t]);
+
+		if (spec->link_target != node->type || !list)
+			continue;
+		for (size_t i = 0; i < list->n; i++) {
+			if (!strv_has(&list->v[i]->links, node->id))
+				continue;
+			pl_plan_link(plan, list->v[i], node->id, false);
+			strv_del(&list->v[i]->links, node->id);
+		}
+	}
+}
+
+static void disable_one(struct pl_plan *plan, struct pl_node *node)
+{
+	const char *gate = pl_spec(node->type)->enable;
+
+	if (gate && is_on(node, gate)) {
+		pl_plan_write(plan, node, gate, "0", false);
+		pl_set(node, gate, "0");
+	}
+}
+
+static void disable_tree(struct pl_plan *plan, struct pl_node *node)
+{
+	const struct pl_type_spec *spec = pl_spec(node->type);
+
+	disable_one(plan, node);
+	for (size_t k = 0; k < spec->nkids; k++)
+		for (size_t i = 0; i < node->kids[k].n; i++)
+			disable_tree(plan, node->kids[k].v[i]);
+}
+
+void pl_plan_remove(struct pl_plan *plan, struct pl_node *node)
+{
+	const struct pl_type_spec *spec = pl_spec(node->type);
+	bool builtin = spec->builtin && !strcmp(spec->builtin, node->id);
+
+	unlink_inbound(plan, node);
+	unlink_all(plan, node);
+	disable_one(plan, node);
+	for (size_t k = 0; k < spec->nkids; k++)
+		for (size_t i = node->kids[k].n; i-- > 0;)
+			pl_plan_remove(plan, node->kids[k].v[i]);
+	if (builtin)
+		return;
+	pl_plan_rmdir(plan, node);
+	pl_node_remove(node);
+}
+
+void pl_plan_clear(struct pl_plan *plan, struct pl_node *live)
+{
+	/* Stop exporting first, then drop host access. */
+	static const enum pl_type unlink_order[] = { PL_PORT, PL_SUBSYS };
+	static const enum pl_type rmdir_order[] = { PL_PORT, PL_SUBSYS, PL_HOST };
+
+	for (size_t t = 0; t < ARRAY_SIZE(unlink_order); t++) {
+		struct pl_nodes *list = pl_kids(live, unlink_order[t]);
+
+		for (size_t i = 0; i < list->n; i++)
+			unlink_all(plan, list->v[i]);
+	}
+	disable_tree(plan, live);
+	for (size_t t = 0; t < ARRAY_SIZE(rmdir_order); t++) {
+		struct pl_nodes *list = pl_kids(live, rmdir_order[t]);
+
+		for (size_t i = list->n; i-- > 0;)
+			pl_plan_remove(plan, list->v[i]);
+	}
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * purlinctl: small helpers shared by every object (allocation, string
+ * vectors, error reporting, random identifiers).
+ */
+#ifndef PURLINCTL_UTIL_H
+#define PURLINCTL_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Exit codes: runtime failure and usage error, as documented in purlinctl(8). */
+enum {
+	PL_EXIT_OK = 0,
+	PL_EXIT_FAIL = 1,
+	PL_EXIT_USAGE = 2,
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Streams for normal output and for errors; tests point them at memstreams. */
+extern FILE *pl_out;
+extern FILE *pl_errs;
+extern bool pl_verbose;
+
+void *xmalloc(size_t len);
+void *xcalloc(size_t n, size_t len);
+void *xrealloc(void *p, size_t len);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable, NULL-terminated vector of owned strings. */
+struct strv {
+	char **v;
+	size_t n;
+};
+
+void strv_add(struct strv *sv, const char *s);
+bool strv_has(const struct strv *sv, const char *s);
+bool strv_del(struct strv *sv, const char *s);
+void strv_sort(struct strv *sv);
+void strv_free(struct strv *sv);
+
+/* "purlinctl: OBJ: WHAT: strerror(err)" on pl_errs; err is a positive errno. */
+void pl_err_obj(const char *obj, const char *what, int err);
+/* "purlinctl: message" on pl_errs. */
+void pl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Printed only with -v. */
+void pl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Fill buf with len random bytes from /dev/urandom; returns 0 or -errno. */
+int pl_random(void *buf, size_t len);
+/* 16 lowercase hex characters; buf must hold 17 bytes. */
+int pl_gen_serial(char *buf);
+/* A random (version 4) UUID in canonical form; buf must hold 37 bytes. */
+int pl_gen_uuid(char *buf);
+
+/* Strip trailing whitespace in place and return s. */
+char *pl_rstrip(char *s);
+/* Parse a decimal or 0x-prefixed integer that must be fully consumed. */
+bool pl_parse_long(const char *s, int base, long long *out);
+
+#endif

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * purlinctl: value validators. Limits follow the NVMe base and fabrics
+ * specifications (field sizes) and what Linux's nvmet configfs accepts;
+ * the target still has the last word on implementation limits.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <limits.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util.h"
+#include "validate.h"
+
+#define UUID_NQN_PREFIX "nqn.2014-08.org.nvmexpress:uuid:"
+
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return n > 0;
+}
+
+/* "nqn.YYYY-MM." with a real month. */
+static bool nqn_date_ok(const char *s)
+{
+	int month;
+
+	if (strncmp(s, "nqn.", 4) || !all_digits(s + 4, 4) || s[8] != '-' ||
+	    !all_digits(s + 9, 2) || s[11] != '.')
+		return false;
+	month = (s[9] - '0') * 10 + (s[10] - '0');
+	return month >= 1 && month <= 12;
+}
+
+/* Reverse domain: dot separated labels of letters, digits and dashes. */
+static bool domain_ok(const char *s, size_t len)
+{
+	size_t label = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '.') {
+			if (!label)
+				return false;
+			label = 0;
+		} else if (isalnum((unsigned char)s[i]) || s[i] == '-') {
+			label++;
+		} else {
+			return false;
+		}
+	}
+	return label > 0;
+}
+
+/* The user part becomes a directory name: no slash, blank or control. */
+static bool nqn_tail_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '/' || c <= ' ' || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+const char *pl_check_nqn_or_discovery(const char *s)
+{
+	const char *colon;
+	size_t len = strlen(s);
+
+	if (!len)
+		return "must not be empty";
+	if (len > PL_NQN_MAX)
+		return "is longer than 223 bytes";
+	if (!strcmp(s, PL_DISCOVERY_NQN))
+		return NULL;
+	if (!strncmp(s, UUID_NQN_PREFIX, strlen(UUID_NQN_PREFIX)))
+		return pl_check_uuid(s + strlen(UUID_NQN_PREFIX)) ?
+			"must end in a UUID after 'nqn.2014-08.org.nvmexpress:uuid:'" : NULL;
+	if (len < 12 || !nqn_date_ok(s))
+		return "must start with 'nqn.YYYY-MM.' followed by a reverse domain name";
+	colon = strchr(s + 12, ':');
+	if (!colon || !domain_ok(s + 12, colon - (s + 12)))
+		return "must be 'nqn.YYYY-MM.reverse.domain:name'";
+	if (!nqn_tail_ok(colon + 1))
+		return "must have a name after ':' without '/', blanks or control characters";
+	return NULL;
+}
+
+const char *pl_check_nqn(const char *s)
+{
+	if (!strcmp(s, PL_DISCOVERY_NQN))
+		return "is the discovery NQN, which is reserved";
+	return pl_check_nqn_or_discovery(s);
+}
+
+static bool hex_run(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static bool uuid_ok(const char *s)
+{
+	static const size_t runs[] = { 8, 4, 4, 4, 12 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(runs); i++) {
+		if (!hex_run(s, runs[i]))
+			return false;
+		s += runs[i];
+		if (i + 1 < ARRAY_SIZE(runs) && *s++ != '-')
+			return false;
+	}
+	return !*s;
+}
+
+const char *pl_check_uuid(const char *s)
+{
+	return uuid_ok(s) ? NULL : "must be a UUID like 0b0a5c9e-6a51-4d6d-9d0b-3f2e1c4b5a69";
+}
+
+/* 16 bytes in hex: UUID layout or 32 plain hex digits. */
+const char *pl_check_nguid(const char *s)
+{
+	if (uuid_ok(s) || (strlen(s) == 32 && hex_run(s, 32)))
+		return NULL;
+	return "must be 32 hex digits, plain or in UUID layout";
+}
+
+/* Canonical unsigned decimal (no sign, no leading zero) within [lo, hi]. */
+static bool dec_in_range(const char *s, long long lo, long long hi)
+{
+	size_t len = strlen(s);
+	long long v;
+
+	if (!all_digits(s, len) || (len > 1 && s[0] == '0') || len > 12)
+		return false;
+	if (!pl_parse_long(s, 10, &v))
+		return false;
+	return v >= lo && v <= hi;
+}
+
+/* Signed decimal where -1 means "let the transport choose". */
+static bool int_or_default(const char *s, long long lo, long long hi)
+{
+	return !strcmp(s, "-1") || dec_in_range(s, lo, hi);
+}
+
+const char *pl_check_nsid(const char *s)
+{
+	return dec_in_range(s, 1, 0xfffffffeLL) ? NULL : "must be a decimal in 1..4294967294";
+}
+
+const char *pl_check_portid(const char *s)
+{
+	return dec_in_range(s, 0, 65535) ? NULL : "must be a decimal in 0..65535";
+}
+
+const char *pl_check_grpid(const char *s)
+{
+	return dec_in_range(s, 1, 128) ? NULL : "must be a decimal in 1..128";
+}
+
+const char *pl_check_referral_name(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len || len > 64 || !strcmp(s, ".") || !strcmp(s, ".."))
+		return "must be 1..64 characters of letters, digits, '.', '_' or '-'";
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = s[i];
+
+		if (!isalnum(c) && c != '.' && c != '_' && c != '-')
+			return "must be 1..64 characters of letters, digits, '.', '_' or '-'";
+	}
+	return NULL;
+}
+
+/* Identify strings: printable ASCII, no padding blanks (they would not survive a read back). */
+static bool ascii_field_ok(const char *s, size_t max)
+{
+	size_t len = strlen(s);
+
+	if (!len || len > max || s[0] == ' ' || s[len - 1] == ' ')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return false;
+	return true;
+}
+
+const char *pl_check_serial(const char *s)
+{
+	return ascii_field_ok(s, 20) ? NULL : "must be 1..20 printable ASCII characters";
+}
+
+const char *pl_check_model(const char *s)
+{
+	return ascii_field_ok(s, 40) ? NULL : "must be 1..40 printable ASCII characters";
+}
+
+const char *pl_check_firmware(const char *s)
+{
+	return ascii_field_ok(s, 8) ? NULL : "must be 1..8 printable ASCII characters";
+}
+
+/* MAJOR.MINOR or MAJOR.MINOR.TERTIARY; field widths of the VS register. */
+const char *pl_check_version(const char *s)
+{
+	static const long long max[] = { 65535, 255, 255 };
+	const char *bad = "must be MAJOR.MINOR[.TERTIARY], e.g. 1.3";
+	char buf[32];
+	char *tok, *save;
+	size_t n = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return bad;
+	strcpy(buf, s);
+	if (buf[0] == '.' || (*buf && buf[strlen(buf) - 1] == '.') || strstr(buf, ".."))
+		return bad;
+	for (tok = strtok_r(buf, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
+		if (n >= ARRAY_SIZE(max) || !dec_in_range(tok, 0, max[n]))
+			return bad;
+		n++;
+	}
+	return n >= 2 ? NULL : bad;
+}
+
+const char *pl_check_bool(const char *s)
+{
+	return !strcmp(s, "0") || !strcmp(s, "1") ? NULL : "must be 0 or 1";
+}
+
+/* 0xfff0 and up are reserved controller ids. */
+const char *pl_check_cntlid(const char *s)
+{
+	return dec_in_range(s, 1, 0xffef) ? NULL : "must be a decimal in 1..65519";
+}
+
+const char *pl_check_qid_max(const char *s)
+{
+	return dec_in_range(s, 1, 65535) ? NULL : "must be a decimal in 1..65535";
+}
+
+const char *pl_check_ieee_oui(const char *s)
+{
+	long long v;
+
+	if (strchr(s, '-') || !pl_parse_long(s, 0, &v) || v < 0 || v > 0xffffff)
+		return "must be a number in 0..0xffffff";
+	return NULL;
+}
+
+const char *pl_check_path(const char *s)
+{
+	if (s[0] != '/' || strlen(s) >= PATH_MAX || strchr(s, '\n'))
+		return "must be an absolute path";
+	return NULL;
+}
+
+static bool in_set(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return true;
+	return false;
+}
+
+const char *pl_check_trtype(const char *s)
+{
+	static const char *const set[] = { "rdma", "tcp", "fc", "loop", "pci", NULL };
+
+	return in_set(s, set) ? NULL : "must be one of rdma, tcp, fc, loop, pci";
+}
+
+const char *pl_check_adrfam(const char *s)
+{
+	static const char *const set[] = { "ipv4", "ipv6", "ib", "fc", "pci", "pcie", "loop", NULL };
+
+	return in_set(s, set) ? NULL : "must be one of ipv4, ipv6, ib, fc, pci, pcie, loop";
+}
+
+const char *pl_check_treq(const char *s)
+{
+	static const char *const set[] = { "not specified", "required", "not required", NULL };
+
+	return in_set(s, set) ? NULL : "must be one of 'not specified', 'required', 'not required'";
+}
+
+const char *pl_check_ana_state(const char *s)
+{
+	static const char *const set[] = { "optimized", "non-optimized", "inaccessible",
+					   "persistent-loss", "change", NULL };
+
+	return in_set(s, set) ? NULL :
+		"must be one of optimized, non-optimized, inaccessible, persistent-loss, change";
+}
+
+const char *pl_check_inline_size(const char *s)
+{
+	return int_or_default(s, 0, 1 << 20) ? NULL : "must be -1 (transport default) or 0..1048576";
+}
+
+const char *pl_check_queue_size(const char *s)
+{
+	return int_or_default(s, 2, 65536) ? NULL : "must be -1 (transport default) or 2..65536";
+}
+
+const char *pl_check_mdts(const char *s)
+{
+	return int_or_default(s, 0, 255) ? NULL : "must be -1 (transport default) or 0..255";
+}
+
+static bool is_ip_family(const char *adrfam, int *af)
+{
+	if (!adrfam || !strcmp(adrfam, "ipv4")) {
+		*af = AF_INET;
+		return true;
+	}
+	if (!strcmp(adrfam, "ipv6")) {
+		*af = AF_INET6;
+		return true;
+	}
+	return false;
+}
+
+/* NVMF_TRADDR_SIZE is 256 bytes. */
+const char *pl_check_traddr(const char *adrfam, const char *s)
+{
+	unsigned char addr[sizeof(struct in6_addr)];
+	int af;
+
+	if (is_ip_family(adrfam, &af)) {
+		if (inet_pton(af, s, addr) != 1)
+			return af == AF_INET ? "must be an IPv4 address" : "must be an IPv6 address";
+		return NULL;
+	}
+	if (!*s || strlen(s) > 255 || strpbrk(s, " \t\n"))
+		return "must be 1..255 characters without blanks";
+	return NULL;
+}
+
+/* NVMF_TRSVCID_SIZE is 32 bytes; IP transports use a port number. */
+const char *pl_check_trsvcid(const char *adrfam, const char *s)
+{
+	int af;
+
+	if (is_ip_family(adrfam, &af))
+		return dec_in_range(s, 1, 65535) ? NULL : "must be a port number in 1..65535";
+	if (!*s || strlen(s) > 32 || strpbrk(s, " \t\n"))
+		return "must be 1..32 characters without blanks";
+	return NULL;
+}
+
+const char *pl_check_attr_name(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return "is not a valid attribute name";
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_')
+			return "is not a valid attribute name";
+	return NULL;
+}
+
+const char *pl_check_attr_value(const char *s)
+{
+	if (strlen(s) >= 4096 || strchr(s, '\n'))
+		return "must be a single line shorter than 4096 bytes";
+	return NULL;
+}
+
+const char *pl_parse_bool(const char *s)
+{
+	static const char *const yes[] = { "on", "1", "yes", "true", NULL };
+	static const char *const no[] = { "off", "0", "no", "false", NULL };
+
+	if (in_set(s, yes))
+		return "1";
+	if (in_set(s, no))
+		return "0";
+	return NULL;
+}

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * purlinctl: the verbs every object shares, written once over the type
+ * table, and their text or JSON output.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "conf.h"
+#include "planner.h"
+
+static int report_missing(const struct pl_node *node)
+{
+	char *label = pl_node_label(node);
+
+	pl_err("%s: %s", label, strerror(ENOENT));
+	free(label);
+	return PL_EXIT_FAIL;
+}
+
+/* Read the target and find want in it; want's parent must exist. */
+static int open_at(struct pl_ctx *ctx, const struct pl_node *want, struct pl_node **live,
+		   struct pl_node **have)
+{
+	if (pl_open(ctx, live))
+		return PL_EXIT_FAIL;
+	if (want->parent->parent && !pl_lookup(*live, want->parent)) {
+		pl_node_free(*live);
+		return report_missing(want->parent);
+	}
+	*have = pl_lookup(*live, want);
+	return 0;
+}
+
+/* The same, and want must exist too. */
+static int open_existing(struct pl_ctx *ctx, const struct pl_node *want, struct pl_node **live,
+			 struct pl_node **have)
+{
+	int ret = open_at(ctx, want, live, have);
+
+	if (!ret && !*have) {
+		pl_node_free(*live);
+		ret = report_missing(want);
+	}
+	return ret;
+}
+
+static int fail_with(struct pl_node *live, const struct pl_node *node, const char *what, int err)
+{
+	char *label = pl_node_label(node);
+
+	pl_err_obj(label, what, err);
+	free(label);
+	pl_node_free(live);
+	return PL_EXIT_FAIL;
+}
+
+static int finish(struct pl_ctx *ctx, struct pl_plan *plan, struct pl_node *live)
+{
+	int ret = PL_EXIT_OK;
+
+	if (plan->n)
+		ret = pl_run_plan(ctx, plan);
+	else
+		pl_note("nothing to change");
+	pl_plan_free(plan);
+	pl_node_free(live);
+	return ret;
+}
+
+int pl_verb_add(struct pl_ctx *ctx, struct pl_node *want)
+{
+	struct pl_plan plan = { 0 };
+	struct pl_node *live, *have;
+	int ret = open_at(ctx, want, &live, &have);
+
+	if (ret)
+		return ret;
+	if (have)
+		return fail_with(live, want, "create", EEXIST);
+	pl_plan_create(&plan, want, false);
+	return finish(ctx, &plan, live);
+}
+
+int pl_verb_set(struct pl_ctx *ctx, struct pl_node *want)
+{
+	struct pl_plan plan = { 0 };
+	struct pl_node *live, *have;
+	char *label;
+	int ret = open_existing(ctx, want, &live, &have);
+
+	if (ret)
+		return ret;
+	label = pl_node_label(want);
+	ret = pl_check_cross(label, want, have);
+	free(label);
+	if (ret) {
+		pl_node_free(live);
+		return ret;
+	}
+	pl_plan_update(&plan, want, have, false);
+	return finish(ctx, &plan, live);
+}
+
+int pl_verb_del(struct pl_ctx *ctx, struct pl_node *want)
+{
+	struct pl_plan plan = { 0 };
+	struct pl_node *live, *have;
+	int ret = open_existing(ctx, want, &live, &have);
+
+	if (ret)
+		return ret;
+	pl_plan_remove(&plan, have);
+	return finish(ctx, &plan, live);
+}
+
+int pl_verb_link(struct pl_ctx *ctx, struct pl_node *want, const char *name, bool add)
+{
+	const struct pl_type_spec *spec = pl_spec(want->type);
+	struct pl_plan plan = { 0 };
+	struct pl_node *live, *have, *target;
+	char *what;
+	int ret = open_existing(ctx, want, &live, &have);
+
+	if (ret)
+		return ret;
+	target = pl_find(live, spec->link_target, name);
+	if (add && !target) {
+		ret = report_missing(pl_node_new(spec->link_target, name, live));
+		pl_node_free(live);
+		return ret;
+	}
+	if (add == strv_has(&have->links, name)) {
+		what = xasprintf("%s/%s", spec->link_dir, name);
+		ret = fail_with(live, have, what, add ? EEXIST : ENOENT);
+		free(what);
+		return ret;
+	}
+	pl_plan_link(&plan, have, name, add);
+	return finish(ctx, &plan, live);
+}
+
+/* ---- output ---- */
+
+/* Ids of the objects that link to node: ports for a subsystem, subsystems for a host. */
+static void inbound(const struct pl_node *node, struct strv *out)
+{
+	struct pl_node *root = pl_root_of((struct pl_node *)node);
+	const struct pl_type_spec *rs = pl_spec(PL_ROOT);
+
+	for (size_t k = 0; k < rs->nkids; k++) {
+		if (pl_spec(rs->kids[k])->link_target != node->type || !pl_spec(rs->kids[k])->link_dir)
+			continue;
+		for (size_t i = 0; i < root->kids[k].n; i++)
+			if (strv_has(&root->kids[k].v[i]->links, node->id))
+				strv_add(out, root->kids[k].v[i]->id);
+	}
+}
+
+static char *join(const struct strv *sv)
+{
+	size_t len = 1;
+	char *out;
+
+	for (size_t i = 0; i < sv->n; i++)
+		len += strlen(sv->v[i]) + 1;
+	out = xcalloc(1, len);
+	for (size_t i = 0; i < sv->n; i++) {
+		if (i)
+			strcat(out, ",");
+		strcat(out, sv->v[i]);
+	}
+	return out;
+}
+
+static char *field_value(const struct pl_node *node, const char *field)
+{
+	struct strv in = { 0 };
+	const char *val;
+	char *out;
+
+	if (!strcmp(field, "@id"))
+		return xstrdup(node->id);
+	if (!strcmp(field, "@parent"))
+		return xstrdup(node->parent ? node->parent->id : "");
+	if (!strcmp(field, "@links"))
+		return join(&node->links);
+	if (!strcmp(field, "@count"))
+		return xasprintf("%zu", node->kids[0].n);
+	if (!strcmp(field, "@inbound")) {
+		inbound(node, &in);
+		out = join(&in);
+		strv_free(&in);
+		return out;
+	}
+	val = pl_get(node, field);
+	return xstrdup(val ? val : "");
+}
+
+static void print_row(char **cells, const size_t *width, size_t ncols)
+{
+	for (size_t c = 0; c < ncols; c++) {
+		const char *cell = *cells[c] ? cells[c] : "-";
+
+		if (c + 1 < ncols)
+			fprintf(pl_out, "%-*s  ", (int)width[c], cell);
+		else
+			fprintf(pl_out, "%s\n", cell);
+	}
+}
+
+static void print_table(const struct pl_col *cols, size_t ncols, const struct strv *cells)
+{
+	size_t *width = xcalloc(ncols, sizeof(*width));
+	char **heads = xcalloc(ncols, sizeof(*heads));
+
+	for (size_t c = 0; c < ncols; c++) {
+		heads[c] = (char *)cols[c].header;
+		width[c] = strlen(cols[c].header);
+	}
+	for (size_t i = 0; i < cells->n; i++) {
+		size_t len = strlen(cells->v[i]) ? strlen(cells->v[i]) : 1;
+
+		if (len > width[i % ncols])
+			width[i % ncols] = len;
+	}
+	print_row(heads, width, ncols);
+	for (size_t i = 0; i < cells->n; i += ncols)
+		print_row(&cells->v[i], width, ncols);
+	free(heads);
+	free(width);
+}
+
+static void collect(struct pl_node *node, enum pl_type type, struct pl_nodes *out)
+{
+	const struct pl_type_spec *spec = pl_spec(node->type);
+
+	for (size_t k = 0; k < spec->nkids; k++) {
+		for (size_t i = 0; i < node->kids[k].n; i++) {
+			struct pl_node *kid = node->kids[k].v[i];
+
+			if (kid->type == type) {
+				out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+				out->v[out->n++] = kid;
+			}
+			collect(kid, type, out);
+		}
+	}
+}
+
+static struct json_object *list_json(const struct pl_nodes *nodes)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < nodes->n; i++) {
+		const struct pl_node *node = nodes->v[i];
+		struct json_object *obj = pl_conf_node_json(node);
+		const struct pl_type_spec *ps = pl_spec(node->parent->type);
+
+		if (node->parent->parent) {
+			char *key = xasprintf("%s_%s", ps->label, ps->json_id);
+
+			json_object_object_add(obj, key, json_object_new_string(node->parent->id));
+			free(key);
+		}
+		json_object_array_add(arr, obj);
+	}
+	return arr;
+}
+
+static void list_text(const struct pl_nodes *nodes, const struct pl_col *cols, size_t ncols)
+{
+	struct strv cells = { 0 };
+
+	for (size_t i = 0; i < nodes->n; i++) {
+		for (size_t c = 0; c < ncols; c++) {
+			char *val = field_value(nodes->v[i], cols[c].field);
+
+			strv_add(&cells, val);
+			free(val);
+		}
+	}
+	print_table(cols, ncols, &cells);
+	strv_free(&cells);
+}
+
+int pl_verb_list(struct pl_ctx *ctx, enum pl_type type, const char *parent,
+		 const struct pl_col *cols, size_t ncols)
+{
+	struct pl_nodes nodes = { 0 };
+	struct pl_node *live, *scope;
+	struct json_object *arr;
+
+	if (pl_open(ctx, &live))
+		return PL_EXIT_FAIL;
+	scope = parent ? pl_find(live, pl_parent_type(type), parent) : live;
+	if (!scope) {
+		pl_err("%s %s: %s", pl_spec(pl_parent_type(type))->label, parent, strerror(ENOENT));
+		pl_node_free(live);
+		return PL_EXIT_FAIL;
+	}
+	collect(scope, type, &nodes);
+	if (ctx->json) {
+		arr = list_json(&nodes);
+		pl_json_print(arr);
+		json_object_put(arr);
+	} else {
+		list_text(&nodes, cols, ncols);
+	}
+	free(nodes.v);
+	pl_node_free(live);
+	return PL_EXIT_OK;
+}
+
+static void show_line(const char *key, const char *val)
+{
+	fprintf(pl_out, "  %-24s %s\n", key, *val ? val : "-");
+}
+
+static void show_text(const struct pl_node *node)
+{
+	const struct pl_type_spec *spec = pl_spec(node->type);
+	char *label = pl_node_label(node), *val;
+	struct strv ids = { 0 };
+
+	fprintf(pl_out, "%s\n", label);
+	for (size_t i = 0; i < node->attrs.n; i++)
+		show_line(node->attrs.v[i].name, node->attrs.v[i].value);
+	if (spec->link_dir) {
+		val = join(&node->links);
+		show_line(spec->link_dir, val);
+		free(val);
+	}
+	for (size_t k = 0; k < spec->nkids; k++) {
+		for (size_t i = 0; i < node->kids[k].n; i++)
+			strv_add(&ids, node->kids[k].v[i]->id);
+		val = join(&ids);
+		show_line(pl_spec(spec->kids[k])->dir, val);
+		free(val);
+		strv_free(&ids);
+	}
+	val = field_value(node, "@inbound");
+	if (*val)
+		show_line("linked from", val);
+	free(val);
+	free(label);
+}
+
+int pl_verb_show(struct pl_ctx *ctx, struct pl_node *want)
+{
+	struct pl_node *live, *have;
+	struct json_object *obj;
+	int ret = open_existing(ctx, want, &live, &have);
+
+	if (ret)
+		return ret;
+	if (ctx->json) {
+		obj = pl_conf_node_json(have);
+		pl_json_print(obj);
+		json_object_put(obj);
+	} else {
+		show_text(have);
+	}
+	pl_node_free(live);
+	return PL_EXIT_OK;
+}

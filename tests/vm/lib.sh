@@ -181,8 +181,39 @@ purlin_clear() {
 	rmmod purlin
 }
 
-# brd_create MB: one RAM disk (/dev/ram0) that keeps its data.
+# brd_create MB [N]: N (default 1) fresh RAM disks /dev/ram0.. of MB each.
 brd_create() {
-	modprobe brd rd_nr=2 rd_size=$(($1 * 1024))
-	wait_for "[ -b /dev/ram0 ]"
+	local n=${2:-1}
+	rmmod brd 2>/dev/null || true
+	modprobe brd rd_nr="$n" rd_size=$(($1 * 1024))
+	wait_for "[ -b /dev/ram$((n - 1)) ]"
+}
+
+# ctrl_of DEV: the controller (nvmeX) behind a namespace block device.
+ctrl_of() {
+	local n
+	n=$(basename "$1")
+	n=${n%n*}
+	echo "/dev/$n"
+}
+
+# nvme_connect NQN [TRSVCID] [nvme-cli options...]: connect and wait for
+# the first namespace; prints its device.
+nvme_connect() {
+	local nqn=$1 svc=${2:-4420}
+	shift 2 2>/dev/null || shift $#
+	nvme connect -t rdma -a $TRADDR -s "$svc" -n "$nqn" "$@" > /dev/null
+	wait_for "nvme_dev_for $nqn"
+	nvme_dev_for "$nqn"
+}
+
+# nvme_disconnect NQN: disconnect and wait until the devices are gone.
+nvme_disconnect() {
+	nvme disconnect -n "$1" > /dev/null
+	wait_for "! nvme_dev_for $1"
+}
+
+# idfield FIELD: value of "FIELD : value" in nvme-cli's text output.
+idfield() {
+	sed -n "s/^$1 *: *//p" | head -n1 | sed 's/ *$//'
 }

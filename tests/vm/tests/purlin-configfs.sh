@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0
+# configfs ABI: invalid writes fail with an errno and change nothing; every
+# value shown can be written back; listener bind errors reach ln(1).
+# timeout: 120
+
+NQN=nqn.2026-11.io.purlin.test:cfs
+S=$PURLIN_CFS/subsystems/$NQN
+P=$PURLIN_CFS/ports/1
+brd_create 16
+
+# bad_write VALUE FILE: the write must fail and FILE keep its value.
+bad_write() {
+	local before
+	before=$(cat "$2")
+	if echo "$1" > "$2" 2>/dev/null; then
+		fail "writing '$1' to $2 succeeded"
+	fi
+	[ "$(cat "$2")" = "$before" ] || fail "$2 changed after a failed write"
+}
+
+# bad_mkdir DIR: mkdir must fail.
+bad_mkdir() {
+	if mkdir "$1" 2>/dev/null; then fail "mkdir $1 succeeded"; fi
+	return 0
+}
+
+# write_back DIR: every attribute accepts the value it shows.
+write_back() {
+	local f v
+	for f in "$1"/*; do
+		[ -f "$f" ] || continue
+		v=$(cat "$f")
+		echo "$v" > "$f" 2>/dev/null || fail "writing back '$v' to $f failed"
+		[ "$(cat "$f")" = "$v" ] || fail "$f changed on write-back"
+	done
+}
+
+modprobe purlin
+log "object names"
+bad_mkdir $PURLIN_CFS/subsystems/not-an-nqn
+bad_mkdir $PURLIN_CFS/subsystems/nqn.2014-08.org.nvmexpress.discovery
+bad_mkdir $PURLIN_CFS/hosts/bad
+bad_mkdir $PURLIN_CFS/ports/abc
+bad_mkdir $PURLIN_CFS/ports/70000
+mkdir $S
+bad_mkdir $S/namespaces/0
+bad_mkdir $S/namespaces/abc
+bad_mkdir $S/namespaces/5000
+mkdir $S/namespaces/1
+mkdir $P
+
+log "subsystem attributes"
+bad_write 123456789012345678901 $S/attr_serial
+bad_write "$(printf 'a\tb')" $S/attr_serial
+bad_write 12345678901234567890123456789012345678901 $S/attr_model
+bad_write 123456789 $S/attr_firmware
+bad_write banana $S/attr_version
+bad_write 0.3 $S/attr_version
+bad_write 2 $S/attr_allow_any_host
+bad_write 0 $S/attr_cntlid_min
+bad_write 65520 $S/attr_cntlid_max
+echo 10 > $S/attr_cntlid_max
+bad_write 11 $S/attr_cntlid_min
+bad_write 0 $S/attr_qid_max
+bad_write 0x1000000 $S/attr_ieee_oui
+echo 1.4 > $S/attr_version
+[ "$(cat $S/attr_version)" = 1.4 ] || fail "version readback"
+echo 2.0.1 > $S/attr_version
+[ "$(cat $S/attr_version)" = 2.0.1 ] || fail "tertiary version readback"
+echo 1.3 > $S/attr_version
+write_back $S
+
+log "namespace attributes"
+N=$S/namespaces/1
+bad_write /dev/does-not-exist $N/device_path
+bad_write relative/path $N/device_path
+echo data > /tmp/regular-file
+bad_write /tmp/regular-file $N/device_path
+bad_write not-a-uuid $N/device_uuid
+bad_write 0f3e2a6c-1b5d-4e8f-9a7b-2c4d6e8f0a1 $N/device_uuid
+bad_write 1122 $N/device_nguid
+bad_write 11223344-5566-7788-99aa-bbccddeeff0g $N/device_nguid
+bad_write 1 $N/enable	# no device yet
+echo /dev/ram0 > $N/device_path
+write_back $N
+echo 1 > $N/enable
+bad_write /dev/ram0 $N/device_path	# busy while enabled
+bad_write 0f3e2a6c-1b5d-4e8f-9a7b-2c4d6e8f0a1b $N/device_uuid
+echo 0 > $N/enable
+echo 1 > $N/enable
+
+log "port attributes"
+bad_write tcp $P/addr_trtype
+bad_write ib $P/addr_adrfam
+bad_write 999.1.1.1 $P/addr_traddr
+bad_write fd99::1 $P/addr_traddr	# adrfam is ipv4
+bad_write abc $P/addr_trsvcid
+bad_write 0 $P/addr_trsvcid
+bad_write maybe $P/addr_treq
+bad_write 20000 $P/param_inline_data_size
+bad_write 8 $P/param_max_queue_size
+bad_write 2000 $P/param_max_queue_size
+echo $TRADDR > $P/addr_traddr
+echo -1 > $P/param_inline_data_size
+[ "$(cat $P/param_inline_data_size)" = 4096 ] || fail "inline size default"
+write_back $P
+
+log "bind failure goes back to ln"
+mkdir $PURLIN_CFS/ports/2
+echo 10.99.0.77 > $PURLIN_CFS/ports/2/addr_traddr
+if ln -s $S $PURLIN_CFS/ports/2/subsystems/$NQN 2>err.txt; then
+	fail "link on an address this machine does not have succeeded"
+fi
+cat err.txt
+[ -z "$(ls $PURLIN_CFS/ports/2/subsystems)" ] || fail "failed link left behind"
+echo 10.99.0.1 > $PURLIN_CFS/ports/2/addr_traddr	# still writable
+
+log "enabled port refuses address changes; duplicate listener refused"
+purlin_link 1 $NQN
+bad_write 4421 $P/addr_trsvcid
+bad_write 10.99.0.2 $P/addr_traddr
+bad_write 8192 $P/param_inline_data_size
+mkdir $S-2 2>/dev/null || mkdir $PURLIN_CFS/subsystems/$NQN-2
+if ln -s $PURLIN_CFS/subsystems/$NQN-2 $PURLIN_CFS/ports/2/subsystems/$NQN-2 2>err.txt; then
+	fail "second listener on the same address succeeded"
+fi
+cat err.txt
+rmdir $PURLIN_CFS/subsystems/$NQN-2
+expect_fail ln -s $S $P/subsystems/$NQN-again	# same subsystem twice
+expect_fail ln -s $PURLIN_CFS/ports/2 $P/subsystems/x	# not a subsystem
+rm $P/subsystems/$NQN
+echo 4421 > $P/addr_trsvcid	# writable again once disabled
+
+log "the subsystem still works after all that"
+echo 1 > $S/attr_allow_any_host
+purlin_link 1 $NQN
+dev=$(nvme connect -t rdma -a $TRADDR -s 4421 -n $NQN > /dev/null &&
+	wait_for "nvme_dev_for $NQN" && nvme_dev_for $NQN)
+fio_verify "$dev" 4k 4 1M
+nvme_disconnect $NQN
+rmdir $PURLIN_CFS/ports/2
+purlin_clear

@@ -5,6 +5,7 @@
 # Exit 0 = pass, 77 = skip (say why with skip), anything else = fail.
 
 set -e
+. /tests/realtools.sh
 
 TRADDR=10.99.0.1
 TRADDR6=fd99::1

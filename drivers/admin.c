@@ -307,6 +307,7 @@ static void purlin_execute_set_features(struct purlin_req *req)
 	u32 cdw11 = le32_to_cpu(req->cmd->common.cdw11);
 	u16 status = 0;
 	u16 nsq, ncq, n;
+	u32 kato;
 
 	switch (le32_to_cpu(req->cmd->common.cdw10) & 0xff) {
 	case NVME_FEAT_NUM_QUEUES:
@@ -325,10 +326,16 @@ static void purlin_execute_set_features(struct purlin_req *req)
 		purlin_req_set_result(req, (n - 1) << 16 | (n - 1));
 		break;
 	case NVME_FEAT_KATO:
-		ctrl->kato = DIV_ROUND_UP(cdw11, 1000) * 1000;
-		if (ctrl->kato)
+		/* Whole seconds, at most an hour; 0 only for discovery. */
+		kato = min_t(u64, DIV_ROUND_UP((u64)cdw11, 1000), 3600) * 1000;
+		if (!kato && purlin_is_discovery(ctrl))
+			kato = PRL_DISC_KATO_MS;
+		mutex_lock(&ctrl->lock);
+		ctrl->kato = kato;
+		mutex_unlock(&ctrl->lock);
+		if (kato)
 			mod_delayed_work(purlin_wq, &ctrl->ka_work,
-					 msecs_to_jiffies(ctrl->kato));
+					 msecs_to_jiffies(kato));
 		else
 			cancel_delayed_work(&ctrl->ka_work);
 		break;

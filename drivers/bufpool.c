@@ -7,8 +7,10 @@
  * the page allocator.  A request takes all the chunks it needs or none; when
  * the pool is short the transport parks the request and retries when chunks
  * come back (purlin_bufpool_wait()).  Every chunk in use belongs to a
- * command that will complete, and no command needs more than the pool
- * holds, so parked requests always make progress.
+ * command that completes without needing more chunks (a response waiting
+ * for send credits never waits behind a command waiting for chunks), and
+ * no command needs more than the pool holds, so parked requests always
+ * make progress.
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
@@ -97,19 +99,17 @@ void purlin_bufpool_put(struct scatterlist *sg, int nents)
 {
 	struct purlin_buf_waiter *w, *tmp;
 	unsigned long flags;
-	LIST_HEAD(wake);
 	int i;
 
 	spin_lock_irqsave(&pool.lock, flags);
 	for (i = 0; i < nents; i++)
 		pool.free[pool.nr_free++] = sg_page(&sg[i]);
-	list_splice_init(&pool.waiters, &wake);
-	spin_unlock_irqrestore(&pool.lock, flags);
-
-	list_for_each_entry_safe(w, tmp, &wake, entry) {
+	/* Under the lock, so purlin_bufpool_cancel() is final. */
+	list_for_each_entry_safe(w, tmp, &pool.waiters, entry) {
 		list_del_init(&w->entry);
 		queue_work(purlin_wq, &w->work);
 	}
+	spin_unlock_irqrestore(&pool.lock, flags);
 }
 
 /*

@@ -48,6 +48,17 @@ static bool purlin_valid_nqn(const char *nqn)
 	return true;
 }
 
+/* A decimal id written the one way it is shown: no sign, zeros, or 0x. */
+static int purlin_parse_id(const char *name, u32 max, u32 *id)
+{
+	char canon[12];
+
+	if (kstrtou32(name, 10, id) || *id > max)
+		return -EINVAL;
+	snprintf(canon, sizeof(canon), "%u", *id);
+	return strcmp(canon, name) ? -EINVAL : 0;
+}
+
 /* Copy a sysfs-style value without its trailing newline. */
 static ssize_t purlin_strip(char *dst, size_t size, const char *page,
 			    size_t count)
@@ -283,12 +294,10 @@ static ssize_t purlin_ns_enable_store(struct config_item *item,
 
 	if (kstrtobool(page, &enable))
 		return -EINVAL;
-	mutex_lock(&ns->subsys->lock);
 	if (enable)
 		ret = purlin_ns_enable(ns);
 	else
 		purlin_ns_disable(ns);
-	mutex_unlock(&ns->subsys->lock);
 	return ret ? ret : count;
 }
 CONFIGFS_ATTR(purlin_ns_, enable);
@@ -328,13 +337,14 @@ static struct config_group *purlin_ns_make(struct config_group *group,
 	struct purlin_ns *ns;
 	u32 nsid;
 
-	if (kstrtou32(name, 0, &nsid) || nsid == 0 || nsid > 1024)
+	if (purlin_parse_id(name, 1024, &nsid) || nsid == 0)
 		return ERR_PTR(-EINVAL);
 	ns = kzalloc(sizeof(*ns), GFP_KERNEL);
 	if (!ns)
 		return ERR_PTR(-ENOMEM);
 	ns->nsid = nsid;
 	ns->subsys = subsys;
+	mutex_init(&ns->enable_lock);
 	kref_get(&subsys->ref);
 	uuid_gen(&ns->uuid);
 	config_group_init_type_name(&ns->group, name, &purlin_ns_type);
@@ -344,11 +354,7 @@ static struct config_group *purlin_ns_make(struct config_group *group,
 static void purlin_ns_drop(struct config_group *group,
 			   struct config_item *item)
 {
-	struct purlin_ns *ns = to_ns(item);
-
-	mutex_lock(&ns->subsys->lock);
-	purlin_ns_disable(ns);
-	mutex_unlock(&ns->subsys->lock);
+	purlin_ns_disable(to_ns(item));
 	config_item_put(item);
 }
 
@@ -529,12 +535,14 @@ static ssize_t purlin_subsys_attr_version_store(struct config_item *item,
 {
 	struct purlin_subsys *subsys = to_subsys(item);
 	unsigned int major, minor, ter = 0;
-	char tail;
-	int n;
+	int len = 0;
+	char buf[24];
 
-	n = sscanf(page, "%u.%u.%u%c", &major, &minor, &ter, &tail);
-	if (n < 2 || (n == 4 && tail != '\n') || major == 0 ||
-	    major > 0xffff || minor > 0xff || ter > 0xff)
+	if (purlin_strip(buf, sizeof(buf), page, count) <= 0)
+		return -EINVAL;
+	if (sscanf(buf, "%u.%u%n.%u%n", &major, &minor, &len, &ter, &len) < 2 ||
+	    buf[len] || major == 0 || major > 0xffff || minor > 0xff ||
+	    ter > 0xff)
 		return -EINVAL;
 	down_write(&purlin_cfg_sem);
 	subsys->version = NVME_VS(major, minor, ter);
@@ -1104,9 +1112,9 @@ static struct config_group *purlin_port_make(struct config_group *group,
 					     const char *name)
 {
 	struct purlin_port *port;
-	u16 portid;
+	u32 portid;
 
-	if (kstrtou16(name, 0, &portid))
+	if (purlin_parse_id(name, U16_MAX, &portid))
 		return ERR_PTR(-EINVAL);
 	port = kzalloc(sizeof(*port), GFP_KERNEL);
 	if (!port)

@@ -101,11 +101,12 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 	}
 
 	if (unlikely(!sq->ctrl)) {
-		if (cmd->common.opcode == nvme_fabrics_command &&
-		    cmd->fabrics.fctype == nvme_fabrics_type_connect)
-			status = purlin_parse_connect(req);
-		else
+		if (cmd->common.opcode != nvme_fabrics_command ||
+		    cmd->fabrics.fctype != nvme_fabrics_type_connect ||
+		    test_and_set_bit(PURLIN_SQ_CONNECTING, &sq->flags))
 			status = NVME_SC_CMD_SEQ_ERROR | PRL_DNR;
+		else
+			status = purlin_parse_connect(req);
 		goto done;
 	}
 
@@ -227,6 +228,7 @@ void purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
 	sq->size = size;
 	sq->sqhd = 0;
 	sq->sqhd_disabled = false;
+	sq->flags = 0;
 }
 
 /*
@@ -362,20 +364,22 @@ static void purlin_ns_ref_release(struct percpu_ref *ref)
 	complete(&ns->disable_done);
 }
 
-/* Caller holds ns->subsys->lock. */
+/* Open the device and make the namespace visible to hosts. */
 int purlin_ns_enable(struct purlin_ns *ns)
 {
 	struct purlin_subsys *subsys = ns->subsys;
-	int ret;
+	int ret = 0;
 
-	lockdep_assert_held(&subsys->lock);
+	mutex_lock(&ns->enable_lock);
+	mutex_lock(&subsys->lock);
 	if (ns->enabled)
-		return 0;
+		goto unlock;
+	ret = -EINVAL;
 	if (!ns->device_path)
-		return -EINVAL;
+		goto unlock;
 	ret = purlin_bdev_open(ns);
 	if (ret)
-		return ret;
+		goto unlock;
 	init_completion(&ns->disable_done);
 	ret = percpu_ref_init(&ns->ref, purlin_ns_ref_release, 0, GFP_KERNEL);
 	if (ret)
@@ -388,30 +392,49 @@ int purlin_ns_enable(struct purlin_ns *ns)
 	atomic_inc(&purlin_live.namespaces);
 	pr_info("subsystem %s: namespace %u enabled (%s, %llu bytes)\n",
 		subsys->subsysnqn, ns->nsid, ns->device_path, ns->size);
-	return 0;
+	goto unlock;
 
 exit_ref:
 	percpu_ref_exit(&ns->ref);
 close:
 	purlin_bdev_close(ns);
+unlock:
+	mutex_unlock(&subsys->lock);
+	mutex_unlock(&ns->enable_lock);
 	return ret;
 }
 
-/* Caller holds ns->subsys->lock.  Waits for the namespace's commands. */
+/*
+ * Hide the namespace, wait for its in-flight commands, close the device.
+ * subsys->lock is not held across the wait: completions that release
+ * namespace references may need it (Connect on a shared CQ context).
+ */
 void purlin_ns_disable(struct purlin_ns *ns)
 {
 	struct purlin_subsys *subsys = ns->subsys;
 
-	lockdep_assert_held(&subsys->lock);
-	if (!ns->enabled)
+	mutex_lock(&ns->enable_lock);
+	mutex_lock(&subsys->lock);
+	if (!ns->enabled) {
+		mutex_unlock(&subsys->lock);
+		mutex_unlock(&ns->enable_lock);
 		return;
+	}
 	xa_erase(&subsys->namespaces, ns->nsid);
+	mutex_unlock(&subsys->lock);
+
+	/* Lookups that found ns before the erase have taken their ref. */
+	synchronize_rcu();
 	percpu_ref_kill(&ns->ref);
 	wait_for_completion(&ns->disable_done);
 	percpu_ref_exit(&ns->ref);
 	purlin_bdev_close(ns);
+
+	mutex_lock(&subsys->lock);
 	ns->enabled = false;
 	subsys->nr_namespaces--;
+	mutex_unlock(&subsys->lock);
+	mutex_unlock(&ns->enable_lock);
 	atomic_dec(&purlin_live.namespaces);
 	pr_info("subsystem %s: namespace %u disabled\n", subsys->subsysnqn,
 		ns->nsid);
@@ -551,7 +574,7 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	ctrl->ops = sq->port->ops;
 	strscpy(ctrl->hostnqn, hostnqn, sizeof(ctrl->hostnqn));
 	uuid_copy(&ctrl->hostid, hostid);
-	ctrl->kato = kato;
+	ctrl->kato = min_t(u32, kato, 3600 * 1000);
 	if (subsys->type == PURLIN_SUBSYS_DISCOVERY && !ctrl->kato)
 		ctrl->kato = PRL_DISC_KATO_MS;
 	ctrl->sqs[0] = sq;
@@ -579,17 +602,27 @@ u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 {
 	struct purlin_ctrl *ctrl;
 	u16 status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+	u16 max_qid;
 
+	down_read(&purlin_cfg_sem);
+	max_qid = subsys->max_qid;
+	up_read(&purlin_cfg_sem);
+
+	/*
+	 * A controller found here has a reference from its admin queue: its
+	 * release first marks it fatal under ctrl->lock, which we check.
+	 */
 	mutex_lock(&subsys->lock);
 	list_for_each_entry(ctrl, &subsys->ctrls, entry) {
 		if (ctrl->cntlid != cntlid)
 			continue;
-		if (strcmp(ctrl->hostnqn, hostnqn))
+		if (strcmp(ctrl->hostnqn, hostnqn) || ctrl->port != sq->port)
 			break;
 		mutex_lock(&ctrl->lock);
 		if (ctrl->fatal || !(ctrl->csts & NVME_CSTS_RDY)) {
 			status = NVME_SC_CONNECT_CTRL_BUSY;
-		} else if (sq->qid > subsys->max_qid || ctrl->sqs[sq->qid]) {
+		} else if (sq->qid > min_not_zero(ctrl->nr_io_queues, max_qid) ||
+			   ctrl->sqs[sq->qid]) {
 			status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
 		} else {
 			ctrl->sqs[sq->qid] = sq;

@@ -137,6 +137,9 @@ static void purlin_execute_connect(struct purlin_req *req)
 		status = purlin_connect_io(req, d);
 out:
 	kfree(d);
+	/* A failed Connect may be retried on the same queue. */
+	if (status)
+		clear_bit(PURLIN_SQ_CONNECTING, &sq->flags);
 	purlin_req_complete(req, status);
 }
 

@@ -16,6 +16,26 @@ MODULE_PARM_DESC(data_pool_mb,
 
 struct workqueue_struct *purlin_wq;
 
+/* Live objects, for tests and administrators: one line, key=value pairs. */
+static int purlin_live_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf,
+			  "subsystems=%d namespaces=%d ports=%d ctrls=%d queues=%d reqs=%d pool_free=%u\n",
+			  atomic_read(&purlin_live.subsystems),
+			  atomic_read(&purlin_live.namespaces),
+			  atomic_read(&purlin_live.ports),
+			  atomic_read(&purlin_live.ctrls),
+			  atomic_read(&purlin_live.queues),
+			  atomic_read(&purlin_live.reqs),
+			  purlin_bufpool_free_chunks());
+}
+
+static const struct kernel_param_ops purlin_live_ops = {
+	.get = purlin_live_get,
+};
+module_param_cb(live, &purlin_live_ops, NULL, 0444);
+MODULE_PARM_DESC(live, "Live object counts (read-only)");
+
 static int __init purlin_init(void)
 {
 	int ret;

@@ -55,7 +55,7 @@
 extern struct rw_semaphore purlin_cfg_sem;
 extern struct workqueue_struct *purlin_wq;
 
-/* Live object counters (tests check they return to baseline; main.c). */
+/* Live object counters (core.c), shown in /sys/module/purlin/parameters/live. */
 struct purlin_counters {
 	atomic_t ctrls;
 	atomic_t queues;
@@ -112,7 +112,7 @@ struct purlin_subsys {
 	enum purlin_subsys_type type;
 	char *subsysnqn;
 
-	/* Guards ctrls, namespace enable/disable and the cntlid ida. */
+	/* Guards ctrls, the namespace fields and nr_namespaces. */
 	struct mutex lock;
 	struct list_head ctrls;
 	struct ida cntlid_ida;
@@ -131,13 +131,17 @@ struct purlin_subsys {
 	u16 cntlid_max;
 	u16 max_qid;
 	u8 ieee_oui[3];
-	bool model_set;
 };
 
 struct purlin_ns {
 	struct config_group group;
 	struct purlin_subsys *subsys;
 	u32 nsid;
+	/*
+	 * Serialises enable/disable, which waits for in-flight commands;
+	 * taken before subsys->lock, which is never held across that wait.
+	 */
+	struct mutex enable_lock;
 	/* Under subsys->lock. */
 	char *device_path;
 	uuid_t uuid;
@@ -170,9 +174,13 @@ struct purlin_port {
 	void *priv;			/* the transport's listener */
 };
 
+/* A Fabrics Connect is running on the queue: a second one is refused. */
+#define PURLIN_SQ_CONNECTING	0
+
 /* A submission/completion queue pair as the core sees it. */
 struct purlin_sq {
 	struct purlin_ctrl *ctrl;
+	unsigned long flags;		/* PURLIN_SQ_* bits */
 	u16 qid;
 	u16 size;
 	u16 sqhd;
@@ -224,7 +232,6 @@ struct purlin_req {
 	u32 transfer_len;		/* data length the host described */
 	u32 data_len;			/* data length the command needs */
 	bool to_host;			/* controller-to-host data */
-	bool defer_free;
 
 	void (*execute)(struct purlin_req *req);
 

@@ -47,22 +47,27 @@ struct prl_cm_rej {
 
 enum prl_ctx_kind { PRL_CTX_LISTENER, PRL_CTX_QUEUE };
 
+/*
+ * Per RDMA device, created when the device appears (ib_client add) and
+ * released after it goes and its last queue is freed.
+ */
 struct prl_rdma_device {
 	struct ib_device *ib;
 	struct ib_pd *pd;
-	struct kref ref;		/* one per queue */
-	struct list_head entry;		/* prl_devices, prl_lock */
+	struct kref ref;		/* the ib_client's, plus one per queue */
+	bool removing;			/* under prl_lock: refuse new queues */
 };
 
 struct prl_rdma_port {
 	enum prl_ctx_kind kind;		/* first: cm_id->context tag */
 	struct purlin_port *port;
 	struct rdma_cm_id *cm_id;	/* NULL while re-listening */
-	struct mutex cm_lock;		/* guards cm_id */
+	struct mutex cm_lock;		/* guards cm_id and removing */
 	struct delayed_work relisten_work;
-	atomic_t nr_queues;		/* queues accepted through it */
-	wait_queue_head_t queues_wq;
-	bool removing;			/* under cm_lock */
+	/* Queues accepted through the port, plus one held by the port. */
+	atomic_t nr_queues;
+	struct completion queues_gone;
+	bool removing;
 };
 
 enum prl_queue_state {
@@ -85,15 +90,8 @@ struct prl_rdma_cmd {
 	struct list_head entry;		/* queue->pending_cmds */
 };
 
-/* What a parked response waits for. */
-enum prl_rsp_stage {
-	PRL_WAIT_EXEC,		/* data buffer, then RDMA READ or execute */
-	PRL_WAIT_SEND,		/* send queue space for the response */
-};
-
 struct prl_rdma_rsp {
 	struct purlin_req req;
-	struct nvme_completion nvme_cqe;
 	struct ib_sge send_sge;
 	struct ib_cqe send_cqe;
 	struct ib_cqe read_cqe;
@@ -101,14 +99,15 @@ struct prl_rdma_rsp {
 	struct prl_rdma_cmd *cmd;
 	struct prl_rdma_queue *queue;
 	struct rdma_rw_ctx rw;
-	int n_rdma;			/* WRs of an active rw context */
+	int n_rdma;			/* WRs of the rw context, 0 = none */
 	bool keyed;
 	bool invalidate;
+	bool write_data;		/* RDMA WRITEs go in front of the SEND */
+	bool read_posted;		/* a post failed: release after drain */
 	u32 rkey;
 	u64 remote_addr;
 	int pool_nents;			/* chunks taken from the pool */
-	enum prl_rsp_stage stage;
-	struct list_head entry;		/* free_rsps or wait_rsps */
+	struct list_head entry;		/* free_rsps, a wait list or zombies */
 	struct scatterlist sgl[PRL_MAX_CHUNKS];
 };
 
@@ -130,9 +129,11 @@ struct prl_rdma_queue {
 	unsigned int inline_order;
 
 	struct prl_rdma_cmd *cmds;
-	struct nvme_command *cmd_bufs;
+	struct nvme_command *cmd_bufs;	/* kmalloc: DMA-mapped as one */
 	u64 cmd_bufs_dma;
 	struct prl_rdma_rsp *rsps;
+	struct nvme_completion *cqe_bufs; /* kmalloc: DMA-mapped as one */
+	u64 cqe_bufs_dma;
 	u32 nr_rsps;
 
 	/* Guards free_rsps and nr_free. */
@@ -142,23 +143,34 @@ struct prl_rdma_queue {
 	wait_queue_head_t idle_wq;	/* teardown waits for nr_free */
 
 	atomic_t sq_wr_avail;		/* send queue credits */
+	int sq_wr_total;
 
-	/* Guards state, pending_cmds and wait_rsps. */
+	/*
+	 * Guards state and the lists below.  Only the wait work takes
+	 * entries off send_waits and exec_waits; anyone may add to them and
+	 * kick it.  Responses waiting for send credits (which hold data
+	 * chunks) never wait behind commands waiting for chunks.
+	 */
 	spinlock_t state_lock;
 	enum prl_queue_state state;
 	struct list_head pending_cmds;	/* arrived before ESTABLISHED */
-	struct list_head wait_rsps;	/* parked, in arrival order */
-	struct purlin_buf_waiter buf_waiter;
+	struct list_head send_waits;	/* responses short of send credits */
+	struct list_head exec_waits;	/* commands short of chunks/credits */
+	struct list_head zombies;	/* failed posts, released after drain */
+	struct purlin_buf_waiter buf_waiter; /* .work is the wait work */
 
+	struct delayed_work connect_timeout;
 	struct work_struct release_work;
 	struct list_head entry;		/* prl_queues, prl_lock */
 };
 
+/* A host must send its Fabrics Connect this soon after the CM connect. */
+#define PRL_CONNECT_TIMEOUT	(30 * HZ)
+
 static const struct purlin_transport_ops prl_rdma_ops;
 
-/* Guards prl_devices and prl_queues. */
+/* Guards prl_queues and device lookups. */
 static DEFINE_MUTEX(prl_lock);
-static LIST_HEAD(prl_devices);
 static LIST_HEAD(prl_queues);
 static atomic_t prl_next_vector = ATOMIC_INIT(0);
 
@@ -167,7 +179,6 @@ static struct ib_client prl_ib_client;
 static void prl_queue_disconnect(struct prl_rdma_queue *queue);
 static void prl_handle_command(struct prl_rdma_queue *queue,
 			       struct prl_rdma_cmd *cmd);
-static void prl_process_waits(struct prl_rdma_queue *queue);
 
 /* ---- devices ------------------------------------------------------------ */
 
@@ -176,9 +187,6 @@ static void prl_device_release(struct kref *ref)
 	struct prl_rdma_device *dev = container_of(ref, struct prl_rdma_device,
 						   ref);
 
-	mutex_lock(&prl_lock);
-	list_del(&dev->entry);
-	mutex_unlock(&prl_lock);
 	ib_dealloc_pd(dev->pd);
 	kfree(dev);
 }
@@ -188,30 +196,74 @@ static void prl_device_put(struct prl_rdma_device *dev)
 	kref_put(&dev->ref, prl_device_release);
 }
 
+/* The device's state with a reference, or NULL while it is going. */
 static struct prl_rdma_device *prl_device_get(struct ib_device *ib)
 {
 	struct prl_rdma_device *dev;
 
 	mutex_lock(&prl_lock);
-	list_for_each_entry(dev, &prl_devices, entry) {
-		if (dev->ib == ib && kref_get_unless_zero(&dev->ref))
-			goto out;
-	}
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev)
-		goto out;
-	dev->ib = ib;
-	dev->pd = ib_alloc_pd(ib, 0);
-	if (IS_ERR(dev->pd)) {
-		kfree(dev);
+	dev = ib_get_client_data(ib, &prl_ib_client);
+	if (dev && !dev->removing)
+		kref_get(&dev->ref);
+	else
 		dev = NULL;
-		goto out;
-	}
-	kref_init(&dev->ref);
-	list_add(&dev->entry, &prl_devices);
-out:
 	mutex_unlock(&prl_lock);
 	return dev;
+}
+
+/* ---- queue state ---------------------------------------------------------- */
+
+static bool prl_queue_dying(struct prl_rdma_queue *queue)
+{
+	return READ_ONCE(queue->state) == PRL_Q_DISCONNECTING;
+}
+
+static void prl_kick(struct prl_rdma_queue *queue)
+{
+	queue_work(purlin_wq, &queue->buf_waiter.work);
+}
+
+/* Kick the wait work if anything waits; call before releasing a rsp. */
+static void prl_kick_waiters(struct prl_rdma_queue *queue)
+{
+	smp_mb__after_atomic();
+	if (!list_empty_careful(&queue->send_waits) ||
+	    !list_empty_careful(&queue->exec_waits))
+		prl_kick(queue);
+}
+
+/* Add rsp to a wait list and kick; false if the queue is going away. */
+static bool prl_park(struct prl_rdma_rsp *rsp, struct list_head *list)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+	unsigned long flags;
+
+	spin_lock_irqsave(&queue->state_lock, flags);
+	if (queue->state == PRL_Q_DISCONNECTING) {
+		spin_unlock_irqrestore(&queue->state_lock, flags);
+		return false;
+	}
+	list_add_tail(&rsp->entry, list);
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	prl_kick(queue);
+	return true;
+}
+
+/*
+ * A post failed: the queue is torn down, and the rsp waits for the drain
+ * (WRs that did get posted may still be using its buffers).
+ */
+static void prl_post_failed(struct prl_rdma_rsp *rsp, const char *what,
+			    int ret)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+	unsigned long flags;
+
+	pr_err("queue %u: posting %s failed: %d\n", queue->host_qid, what, ret);
+	spin_lock_irqsave(&queue->state_lock, flags);
+	list_add_tail(&rsp->entry, &queue->zombies);
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	prl_queue_disconnect(queue);
 }
 
 /* ---- receive path -------------------------------------------------------- */
@@ -259,15 +311,15 @@ static void prl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	cmd->byte_len = wc->byte_len;
-	pr_debug("queue %u: capsule opcode 0x%x, %u bytes, state %d\n",
-		 queue->host_qid, cmd->nvme_cmd->common.opcode, wc->byte_len,
-		 READ_ONCE(queue->state));
 	ib_dma_sync_single_for_cpu(ib, cmd->sge[0].addr, cmd->sge[0].length,
 				   DMA_FROM_DEVICE);
 	if (cmd->inline_page && wc->byte_len > sizeof(struct nvme_command))
 		ib_dma_sync_single_for_cpu(ib, cmd->sge[1].addr,
 					   cmd->sge[1].length,
 					   DMA_FROM_DEVICE);
+	pr_debug("queue %u: capsule opcode 0x%x, %u bytes, state %d\n",
+		 queue->host_qid, cmd->nvme_cmd->common.opcode, wc->byte_len,
+		 READ_ONCE(queue->state));
 
 	spin_lock_irqsave(&queue->state_lock, flags);
 	switch (queue->state) {
@@ -296,18 +348,13 @@ static struct prl_rdma_rsp *prl_get_rsp(struct prl_rdma_queue *queue)
 	if (!list_empty(&queue->free_rsps)) {
 		rsp = list_first_entry(&queue->free_rsps, struct prl_rdma_rsp,
 				       entry);
-		list_del(&rsp->entry);
+		list_del_init(&rsp->entry);
 		queue->nr_free--;
 	}
 	spin_unlock_irqrestore(&queue->rsp_lock, flags);
 	if (rsp)
 		atomic_inc(&purlin_live.reqs);
 	return rsp;
-}
-
-static enum dma_data_direction prl_rsp_dir(struct prl_rdma_rsp *rsp)
-{
-	return rsp->req.to_host ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
 }
 
 static void prl_rw_destroy(struct prl_rdma_rsp *rsp)
@@ -317,26 +364,27 @@ static void prl_rw_destroy(struct prl_rdma_rsp *rsp)
 	if (!rsp->n_rdma)
 		return;
 	rdma_rw_ctx_destroy(&rsp->rw, queue->qp, queue->port_num,
-			    rsp->req.sg, rsp->req.sg_cnt, prl_rsp_dir(rsp));
+			    rsp->req.sg, rsp->req.sg_cnt,
+			    rsp->req.to_host ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
 	rsp->n_rdma = 0;
 }
 
-/* The response context is done: give back its buffers and its receive. */
+/*
+ * The response context is done: its buffers go back, its receive buffer
+ * is posted again.  Any context.  The queue may be freed once this
+ * returns, so callers touch the queue before, never after.
+ */
 static void prl_release_rsp(struct prl_rdma_rsp *rsp)
 {
 	struct prl_rdma_queue *queue = rsp->queue;
 	unsigned long flags;
-	bool repost;
 
 	prl_rw_destroy(rsp);
 	if (rsp->pool_nents) {
 		purlin_bufpool_put(rsp->sgl, rsp->pool_nents);
 		rsp->pool_nents = 0;
 	}
-	spin_lock_irqsave(&queue->state_lock, flags);
-	repost = queue->state == PRL_Q_LIVE;
-	spin_unlock_irqrestore(&queue->state_lock, flags);
-	if (repost && prl_post_recv(queue, rsp->cmd))
+	if (!prl_queue_dying(queue) && prl_post_recv(queue, rsp->cmd))
 		prl_queue_disconnect(queue);
 
 	atomic_dec(&purlin_live.reqs);
@@ -347,32 +395,6 @@ static void prl_release_rsp(struct prl_rdma_rsp *rsp)
 	spin_unlock_irqrestore(&queue->rsp_lock, flags);
 }
 
-static bool prl_queue_dying(struct prl_rdma_queue *queue)
-{
-	return READ_ONCE(queue->state) == PRL_Q_DISCONNECTING;
-}
-
-/* Park rsp until resources return; false if the queue is going away. */
-static bool prl_park(struct prl_rdma_rsp *rsp, enum prl_rsp_stage stage,
-		     bool head)
-{
-	struct prl_rdma_queue *queue = rsp->queue;
-	unsigned long flags;
-	bool parked = false;
-
-	spin_lock_irqsave(&queue->state_lock, flags);
-	if (queue->state != PRL_Q_DISCONNECTING) {
-		rsp->stage = stage;
-		if (head)
-			list_add(&rsp->entry, &queue->wait_rsps);
-		else
-			list_add_tail(&rsp->entry, &queue->wait_rsps);
-		parked = true;
-	}
-	spin_unlock_irqrestore(&queue->state_lock, flags);
-	return parked;
-}
-
 static bool prl_take_credits(struct prl_rdma_queue *queue, int n)
 {
 	if (atomic_sub_return(n, &queue->sq_wr_avail) >= 0)
@@ -381,28 +403,33 @@ static bool prl_take_credits(struct prl_rdma_queue *queue, int n)
 	return false;
 }
 
-/* Post the response, behind the RDMA WRITEs of any read data.  */
+static int prl_send_credits(struct prl_rdma_rsp *rsp)
+{
+	return 1 + (rsp->write_data ? rsp->n_rdma : 0);
+}
+
+/* Post the response, behind the RDMA WRITEs of read data.  Any context. */
 static bool prl_post_response(struct prl_rdma_rsp *rsp)
 {
 	struct prl_rdma_queue *queue = rsp->queue;
 	struct ib_send_wr *first = &rsp->send_wr;
+	struct ib_device *ib = queue->dev->ib;
 	int ret;
 
-	if (!prl_take_credits(queue, 1 + rsp->n_rdma))
+	if (!prl_take_credits(queue, prl_send_credits(rsp)))
 		return false;
-	if (rsp->n_rdma)
+	if (rsp->write_data) {
+		if (!ib_uses_virt_dma(ib))
+			dma_sync_sg_for_device(ib->dma_device, rsp->req.sg,
+					       rsp->req.sg_cnt, DMA_TO_DEVICE);
 		first = rdma_rw_ctx_wrs(&rsp->rw, queue->qp, queue->port_num,
 					NULL, &rsp->send_wr);
-	ib_dma_sync_single_for_device(queue->dev->ib, rsp->send_sge.addr,
+	}
+	ib_dma_sync_single_for_device(ib, rsp->send_sge.addr,
 				      rsp->send_sge.length, DMA_TO_DEVICE);
 	ret = ib_post_send(queue->qp, first, NULL);
-	if (ret) {
-		pr_err("queue %u: posting a response failed: %d\n",
-		       queue->host_qid, ret);
-		atomic_add(1 + rsp->n_rdma, &queue->sq_wr_avail);
-		prl_release_rsp(rsp);
-		prl_queue_disconnect(queue);
-	}
+	if (unlikely(ret))
+		prl_post_failed(rsp, "a response", ret);
 	return true;
 }
 
@@ -410,7 +437,6 @@ static void prl_queue_response(struct purlin_req *req)
 {
 	struct prl_rdma_rsp *rsp = container_of(req, struct prl_rdma_rsp, req);
 	struct prl_rdma_queue *queue = rsp->queue;
-	int ret;
 
 	pr_debug("queue %u: cid %u status 0x%x\n", queue->host_qid,
 		 req->cqe->command_id, le16_to_cpu(req->cqe->status) >> 1);
@@ -424,30 +450,13 @@ static void prl_queue_response(struct purlin_req *req)
 	} else {
 		rsp->send_wr.opcode = IB_WR_SEND;
 	}
+	rsp->write_data = rsp->n_rdma && req->to_host && req->cqe->status == 0;
 
-	if (rsp->keyed && req->to_host && req->sg_cnt &&
-	    req->cqe->status == 0) {
-		ret = rdma_rw_ctx_init(&rsp->rw, queue->qp, queue->port_num,
-				       req->sg, req->sg_cnt, 0,
-				       rsp->remote_addr, rsp->rkey,
-				       DMA_TO_DEVICE);
-		if (ret < 0) {
-			pr_err("queue %u: mapping read data failed: %d\n",
-			       queue->host_qid, ret);
-			req->cqe->status =
-				cpu_to_le16(NVME_SC_DATA_XFER_ERROR << 1);
-		} else {
-			rsp->n_rdma = ret;
-		}
-	}
-
-	if (!list_empty_careful(&queue->wait_rsps) ||
-	    !prl_post_response(rsp)) {
-		if (!prl_park(rsp, PRL_WAIT_SEND, false))
-			prl_release_rsp(rsp);
-		else
-			prl_process_waits(queue);
-	}
+	if (likely(list_empty_careful(&queue->send_waits)) &&
+	    prl_post_response(rsp))
+		return;
+	if (!prl_park(rsp, &queue->send_waits))
+		prl_release_rsp(rsp);
 }
 
 static void prl_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -456,16 +465,15 @@ static void prl_send_done(struct ib_cq *cq, struct ib_wc *wc)
 						struct prl_rdma_rsp, send_cqe);
 	struct prl_rdma_queue *queue = rsp->queue;
 
-	atomic_add(1 + rsp->n_rdma, &queue->sq_wr_avail);
-	prl_release_rsp(rsp);
+	atomic_add(prl_send_credits(rsp), &queue->sq_wr_avail);
 	if (unlikely(wc->status != IB_WC_SUCCESS &&
 		     wc->status != IB_WC_WR_FLUSH_ERR)) {
 		pr_err("queue %u: send failed: %s (%d)\n", queue->host_qid,
 		       ib_wc_status_msg(wc->status), wc->status);
 		prl_queue_disconnect(queue);
 	}
-	if (!list_empty_careful(&queue->wait_rsps))
-		prl_process_waits(queue);
+	prl_kick_waiters(queue);
+	prl_release_rsp(rsp);
 }
 
 /* ---- data path ------------------------------------------------------------ */
@@ -477,6 +485,8 @@ static void prl_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct prl_rdma_queue *queue = rsp->queue;
 
 	atomic_add(rsp->n_rdma, &queue->sq_wr_avail);
+	prl_kick_waiters(queue);
+	/* Unmap before the back end reads what the host sent. */
 	prl_rw_destroy(rsp);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -489,13 +499,13 @@ static void prl_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	purlin_req_execute(&rsp->req);
-	if (!list_empty_careful(&queue->wait_rsps))
-		prl_process_waits(queue);
 }
 
 /*
- * Get the data buffer and, for host-to-controller data, fetch it.
- * Returns false when the request has to wait for resources.
+ * Take the data buffer, map it for the host's keyed SGL, and fetch
+ * host-to-controller data or run the command.  Process context only
+ * (rdma_rw_ctx_init allocates).  Returns false, with nothing lost, when a
+ * chunk or send credit is missing; the caller parks the request.
  */
 static bool prl_start(struct prl_rdma_rsp *rsp)
 {
@@ -503,7 +513,10 @@ static bool prl_start(struct prl_rdma_rsp *rsp)
 	struct purlin_req *req = &rsp->req;
 	int ret;
 
-	if (rsp->keyed && req->transfer_len && !rsp->pool_nents) {
+	if (!rsp->keyed || !req->transfer_len)
+		goto execute;
+
+	if (!rsp->pool_nents) {
 		ret = purlin_bufpool_get(rsp->sgl, req->transfer_len);
 		if (ret == -EAGAIN)
 			return false;
@@ -515,80 +528,95 @@ static bool prl_start(struct prl_rdma_rsp *rsp)
 		req->sg = rsp->sgl;
 		req->sg_cnt = ret;
 	}
-
-	if (rsp->keyed && req->transfer_len && !req->to_host) {
+	if (!rsp->n_rdma) {
 		ret = rdma_rw_ctx_init(&rsp->rw, queue->qp, queue->port_num,
 				       req->sg, req->sg_cnt, 0,
 				       rsp->remote_addr, rsp->rkey,
-				       DMA_FROM_DEVICE);
-		if (ret < 0) {
+				       req->to_host ? DMA_TO_DEVICE :
+						      DMA_FROM_DEVICE);
+		if (ret < 0 || ret + 1 > queue->sq_wr_total) {
+			if (ret > 0)
+				rsp->n_rdma = ret;
+			pr_err("queue %u: cannot map %u bytes of data: %d\n",
+			       queue->host_qid, req->transfer_len, ret);
 			purlin_req_complete(req, NVME_SC_DATA_XFER_ERROR);
 			return true;
 		}
 		rsp->n_rdma = ret;
-		if (!prl_take_credits(queue, ret)) {
-			prl_rw_destroy(rsp);
-			return false;
-		}
-		ret = rdma_rw_ctx_post(&rsp->rw, queue->qp, queue->port_num,
-				       &rsp->read_cqe, NULL);
-		if (ret) {
-			pr_err("queue %u: posting RDMA READ failed: %d\n",
-			       queue->host_qid, ret);
-			atomic_add(rsp->n_rdma, &queue->sq_wr_avail);
-			prl_rw_destroy(rsp);
-			purlin_req_complete(req, NVME_SC_DATA_XFER_ERROR);
-			prl_queue_disconnect(queue);
-		}
-		return true;
 	}
+	if (req->to_host)
+		goto execute;
+
+	if (!prl_take_credits(queue, rsp->n_rdma))
+		return false;
+	ret = rdma_rw_ctx_post(&rsp->rw, queue->qp, queue->port_num,
+			       &rsp->read_cqe, NULL);
+	if (unlikely(ret)) {
+		rsp->read_posted = true;
+		prl_post_failed(rsp, "an RDMA READ", ret);
+	}
+	return true;
+execute:
 	purlin_req_execute(req);
 	return true;
 }
 
-/* Retry parked requests in order until one still cannot proceed. */
-static void prl_process_waits(struct prl_rdma_queue *queue)
+/* Could rsp proceed now?  Checked after parking it, against lost wakeups. */
+static bool prl_can_retry(struct prl_rdma_rsp *rsp, bool send)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+
+	smp_mb();
+	if (send)
+		return atomic_read(&queue->sq_wr_avail) >= prl_send_credits(rsp);
+	if (!rsp->pool_nents)
+		return !purlin_bufpool_wait(&queue->buf_waiter,
+					    rsp->req.transfer_len);
+	return atomic_read(&queue->sq_wr_avail) >= rsp->n_rdma;
+}
+
+/* Run the first waiter of list; true if the caller should go on. */
+static bool prl_run_waiter(struct prl_rdma_queue *queue,
+			   struct list_head *list, bool send)
 {
 	struct prl_rdma_rsp *rsp;
 	unsigned long flags;
-	bool done;
 
-	for (;;) {
-		spin_lock_irqsave(&queue->state_lock, flags);
-		if (list_empty(&queue->wait_rsps) ||
-		    queue->state == PRL_Q_DISCONNECTING) {
-			spin_unlock_irqrestore(&queue->state_lock, flags);
-			return;
-		}
-		rsp = list_first_entry(&queue->wait_rsps, struct prl_rdma_rsp,
-				       entry);
-		list_del_init(&rsp->entry);
+	spin_lock_irqsave(&queue->state_lock, flags);
+	if (queue->state == PRL_Q_DISCONNECTING || list_empty(list)) {
 		spin_unlock_irqrestore(&queue->state_lock, flags);
-
-		if (rsp->stage == PRL_WAIT_SEND)
-			done = prl_post_response(rsp);
-		else
-			done = prl_start(rsp);
-		if (done)
-			continue;
-		if (!prl_park(rsp, rsp->stage, true)) {
-			purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
-			return;
-		}
-		if (rsp->stage == PRL_WAIT_EXEC && rsp->pool_nents == 0 &&
-		    !purlin_bufpool_wait(&queue->buf_waiter,
-					 rsp->req.transfer_len))
-			continue;	/* chunks came back meanwhile */
-		return;
+		return false;
 	}
+	rsp = list_first_entry(list, struct prl_rdma_rsp, entry);
+	list_del_init(&rsp->entry);
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+
+	if (send ? prl_post_response(rsp) : prl_start(rsp))
+		return true;
+
+	spin_lock_irqsave(&queue->state_lock, flags);
+	if (queue->state == PRL_Q_DISCONNECTING) {
+		spin_unlock_irqrestore(&queue->state_lock, flags);
+		if (send)
+			prl_release_rsp(rsp);
+		else
+			purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
+		return false;
+	}
+	list_add(&rsp->entry, list);
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	return prl_can_retry(rsp, send);
 }
 
-static void prl_buf_waiter_work(struct work_struct *work)
+/* The only consumer of the wait lists; send waiters always go first. */
+static void prl_wait_work(struct work_struct *work)
 {
 	struct prl_rdma_queue *queue = container_of(work, struct prl_rdma_queue,
 						    buf_waiter.work);
 
-	prl_process_waits(queue);
+	while (prl_run_waiter(queue, &queue->send_waits, true) ||
+	       prl_run_waiter(queue, &queue->exec_waits, false))
+		;
 }
 
 static u16 prl_map_keyed(struct prl_rdma_rsp *rsp,
@@ -597,14 +625,12 @@ static u16 prl_map_keyed(struct prl_rdma_rsp *rsp,
 	struct purlin_req *req = &rsp->req;
 	u32 len = get_unaligned_le24(sgl->length);
 
+	if (len > PRL_MAX_XFER)
+		return NVME_SC_SGL_INVALID_DATA | PRL_DNR;
 	req->transfer_len = len;
 	rsp->remote_addr = le64_to_cpu(sgl->addr);
 	rsp->rkey = get_unaligned_le32(sgl->key);
 	rsp->keyed = true;
-	if (!len)
-		return 0;
-	if (len > PRL_MAX_XFER)
-		return NVME_SC_SGL_INVALID_DATA | PRL_DNR;
 	return 0;
 }
 
@@ -654,6 +680,7 @@ static u16 prl_map_sgl(struct prl_rdma_rsp *rsp)
 	}
 }
 
+/* A new capsule, in process context (CQ work or the CM handler). */
 static void prl_handle_command(struct prl_rdma_queue *queue,
 			       struct prl_rdma_cmd *cmd)
 {
@@ -670,10 +697,11 @@ static void prl_handle_command(struct prl_rdma_queue *queue,
 	}
 	rsp->cmd = cmd;
 	rsp->req.cmd = cmd->nvme_cmd;
-	rsp->req.cqe = &rsp->nvme_cqe;
 	rsp->n_rdma = 0;
 	rsp->keyed = false;
 	rsp->invalidate = false;
+	rsp->write_data = false;
+	rsp->read_posted = false;
 	rsp->pool_nents = 0;
 
 	if (!purlin_req_init(&rsp->req, &queue->sq, &prl_rdma_ops))
@@ -685,12 +713,10 @@ static void prl_handle_command(struct prl_rdma_queue *queue,
 	}
 	if (!purlin_check_data_len(&rsp->req, rsp->req.data_len))
 		return;
-	if (!list_empty_careful(&queue->wait_rsps) || !prl_start(rsp)) {
-		if (!prl_park(rsp, PRL_WAIT_EXEC, false))
-			purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
-		else
-			prl_process_waits(queue);
-	}
+	if (likely(list_empty_careful(&queue->exec_waits)) && prl_start(rsp))
+		return;
+	if (!prl_park(rsp, &queue->exec_waits))
+		purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
 }
 
 /* ---- queue setup and teardown ------------------------------------------- */
@@ -782,18 +808,12 @@ fail:
 
 static void prl_free_rsps(struct prl_rdma_queue *queue)
 {
-	struct ib_device *ib = queue->dev->ib;
-	u32 i;
-
-	if (!queue->rsps)
-		return;
-	for (i = 0; i < queue->nr_rsps; i++) {
-		struct prl_rdma_rsp *rsp = &queue->rsps[i];
-
-		if (rsp->send_sge.addr)
-			ib_dma_unmap_single(ib, rsp->send_sge.addr,
-					    sizeof(rsp->nvme_cqe),
-					    DMA_TO_DEVICE);
+	if (queue->cqe_bufs) {
+		ib_dma_unmap_single(queue->dev->ib, queue->cqe_bufs_dma,
+				    queue->nr_rsps * sizeof(*queue->cqe_bufs),
+				    DMA_TO_DEVICE);
+		kfree(queue->cqe_bufs);
+		queue->cqe_bufs = NULL;
 	}
 	kvfree(queue->rsps);
 	queue->rsps = NULL;
@@ -802,26 +822,28 @@ static void prl_free_rsps(struct prl_rdma_queue *queue)
 static int prl_alloc_rsps(struct prl_rdma_queue *queue)
 {
 	struct ib_device *ib = queue->dev->ib;
+	size_t bytes;
 	u32 i;
 
 	queue->nr_rsps = 2 * queue->recv_queue_size;
+	bytes = queue->nr_rsps * sizeof(*queue->cqe_bufs);
 	queue->rsps = kvcalloc(queue->nr_rsps, sizeof(*queue->rsps),
 			       GFP_KERNEL);
-	if (!queue->rsps)
-		return -ENOMEM;
+	queue->cqe_bufs = kzalloc(bytes, GFP_KERNEL);
+	if (!queue->rsps || !queue->cqe_bufs)
+		goto fail;
+	queue->cqe_bufs_dma = ib_dma_map_single(ib, queue->cqe_bufs, bytes,
+						DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ib, queue->cqe_bufs_dma))
+		goto fail;
 	for (i = 0; i < queue->nr_rsps; i++) {
 		struct prl_rdma_rsp *rsp = &queue->rsps[i];
-		u64 dma;
 
-		dma = ib_dma_map_single(ib, &rsp->nvme_cqe,
-					sizeof(rsp->nvme_cqe), DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(ib, dma)) {
-			prl_free_rsps(queue);
-			return -ENOMEM;
-		}
 		rsp->queue = queue;
-		rsp->send_sge.addr = dma;
-		rsp->send_sge.length = sizeof(rsp->nvme_cqe);
+		rsp->req.cqe = &queue->cqe_bufs[i];
+		rsp->send_sge.addr = queue->cqe_bufs_dma +
+				     i * sizeof(*queue->cqe_bufs);
+		rsp->send_sge.length = sizeof(*queue->cqe_bufs);
 		rsp->send_sge.lkey = queue->dev->pd->local_dma_lkey;
 		rsp->send_cqe.done = prl_send_done;
 		rsp->read_cqe.done = prl_read_done;
@@ -833,6 +855,12 @@ static int prl_alloc_rsps(struct prl_rdma_queue *queue)
 	}
 	queue->nr_free = queue->nr_rsps;
 	return 0;
+fail:
+	kfree(queue->cqe_bufs);
+	queue->cqe_bufs = NULL;
+	kvfree(queue->rsps);
+	queue->rsps = NULL;
+	return -ENOMEM;
 }
 
 static void prl_qp_event(struct ib_event *event, void *ctx)
@@ -863,9 +891,9 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 			 ib->num_comp_vectors;
 	/*
 	 * Signalled completions: every posted receive, plus per response
-	 * context at most one RDMA READ and one SEND.
+	 * context at most one RDMA READ and one SEND, plus the drain WRs.
 	 */
-	queue->nr_cqe = queue->recv_queue_size + 2 * queue->nr_rsps;
+	queue->nr_cqe = queue->recv_queue_size + 2 * queue->nr_rsps + 2;
 	queue->cq = ib_cq_pool_get(ib, queue->nr_cqe, vector,
 				   IB_POLL_WORKQUEUE);
 	if (IS_ERR(queue->cq)) {
@@ -881,11 +909,12 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	attr.port_num = queue->cm_id->port_num;
-	attr.cap.max_send_wr = queue->send_queue_size;
-	attr.cap.max_rdma_ctxs = queue->send_queue_size;
+	/* One spare WR each way for ib_drain_qp(). */
+	attr.cap.max_send_wr = queue->send_queue_size + 1;
+	attr.cap.max_rdma_ctxs = queue->nr_rsps;
 	attr.cap.max_send_sge = max_t(u32, 1, min_t(u32, ib->attrs.max_send_sge,
 						  PRL_MAX_CHUNKS));
-	attr.cap.max_recv_wr = queue->recv_queue_size;
+	attr.cap.max_recv_wr = queue->recv_queue_size + 1;
 	attr.cap.max_recv_sge = queue->inline_data_size ? 2 : 1;
 
 	ret = rdma_create_qp(queue->cm_id, queue->dev->pd, &attr);
@@ -896,7 +925,8 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 		return ret;
 	}
 	queue->qp = queue->cm_id->qp;
-	atomic_set(&queue->sq_wr_avail, attr.cap.max_send_wr);
+	queue->sq_wr_total = attr.cap.max_send_wr - 1;
+	atomic_set(&queue->sq_wr_avail, queue->sq_wr_total);
 	return 0;
 }
 
@@ -912,37 +942,35 @@ static void prl_destroy_qp(struct prl_rdma_queue *queue)
 	}
 }
 
-static void prl_queue_free(struct prl_rdma_queue *queue)
-{
-	prl_free_rsps(queue);
-	prl_free_cmds(queue);
-	prl_device_put(queue->dev);
-	if (atomic_dec_and_test(&queue->rport->nr_queues))
-		wake_up(&queue->rport->queues_wq);
-	kfree(queue);
-	atomic_dec(&purlin_live.queues);
-}
-
-/* Abort requests parked waiting for resources; the queue is going. */
+/* Finish what is parked or failed; the QP is drained, the work stopped. */
 static void prl_abort_waits(struct prl_rdma_queue *queue)
 {
 	struct prl_rdma_rsp *rsp, *tmp;
-	unsigned long flags;
-	LIST_HEAD(list);
+	LIST_HEAD(sends);
+	LIST_HEAD(execs);
+	LIST_HEAD(zombies);
 
-	spin_lock_irqsave(&queue->state_lock, flags);
-	list_splice_init(&queue->wait_rsps, &list);
+	spin_lock_irq(&queue->state_lock);
+	list_splice_init(&queue->send_waits, &sends);
+	list_splice_init(&queue->exec_waits, &execs);
+	list_splice_init(&queue->zombies, &zombies);
 	INIT_LIST_HEAD(&queue->pending_cmds);
-	spin_unlock_irqrestore(&queue->state_lock, flags);
-	purlin_bufpool_cancel(&queue->buf_waiter);
-	cancel_work_sync(&queue->buf_waiter.work);
+	spin_unlock_irq(&queue->state_lock);
 
-	list_for_each_entry_safe(rsp, tmp, &list, entry) {
+	list_for_each_entry_safe(rsp, tmp, &sends, entry) {
 		list_del_init(&rsp->entry);
-		if (rsp->stage == PRL_WAIT_SEND)
-			prl_release_rsp(rsp);
-		else
+		prl_release_rsp(rsp);
+	}
+	list_for_each_entry_safe(rsp, tmp, &execs, entry) {
+		list_del_init(&rsp->entry);
+		purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
+	}
+	list_for_each_entry_safe(rsp, tmp, &zombies, entry) {
+		list_del_init(&rsp->entry);
+		if (rsp->read_posted)
 			purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
+		else
+			prl_release_rsp(rsp);
 	}
 }
 
@@ -950,32 +978,49 @@ static void prl_release_work(struct work_struct *w)
 {
 	struct prl_rdma_queue *queue = container_of(w, struct prl_rdma_queue,
 						    release_work);
+	struct prl_rdma_port *rport = queue->rport;
+	struct prl_rdma_device *dev = queue->dev;
 	struct purlin_ctrl *ctrl;
 
-	mutex_lock(&prl_lock);
-	list_del_init(&queue->entry);
-	mutex_unlock(&prl_lock);
-
+	rdma_disconnect(queue->cm_id);
+	cancel_delayed_work_sync(&queue->connect_timeout);
+	/* The wait work sees DISCONNECTING and stops taking entries. */
+	cancel_work_sync(&queue->buf_waiter.work);
 	/*
-	 * No more receives, and every posted work request flushed.  Commands
-	 * run from completion handlers, so once the drain is through no new
-	 * command can start, and sq.ctrl is stable.
+	 * Flush every posted work request.  Commands run from completion
+	 * handlers, so after the drain no command starts and sq.ctrl is
+	 * stable.
 	 */
 	ib_drain_qp(queue->qp);
 	ctrl = queue->sq.ctrl;
 	prl_abort_waits(queue);
 	if (ctrl && queue->host_qid == 0)
 		purlin_aer_abort_all(ctrl);
-	wait_event(queue->idle_wq,
-		   READ_ONCE(queue->nr_free) == queue->nr_rsps);
+	spin_lock_irq(&queue->rsp_lock);
+	wait_event_lock_irq(queue->idle_wq, queue->nr_free == queue->nr_rsps,
+			    queue->rsp_lock);
+	spin_unlock_irq(&queue->rsp_lock);
+	purlin_bufpool_cancel(&queue->buf_waiter);
+	cancel_work_sync(&queue->buf_waiter.work);
 
 	purlin_sq_destroy(&queue->sq);
 	prl_destroy_qp(queue);
 	rdma_destroy_id(queue->cm_id);
-	prl_queue_free(queue);
+	prl_free_rsps(queue);
+	prl_free_cmds(queue);
+	prl_device_put(dev);
+
+	/* Last: device removal waits for the queue to leave this list. */
+	mutex_lock(&prl_lock);
+	list_del(&queue->entry);
+	mutex_unlock(&prl_lock);
+	kfree(queue);
+	atomic_dec(&purlin_live.queues);
+	if (atomic_dec_and_test(&rport->nr_queues))
+		complete(&rport->queues_gone);
 }
 
-/* Start tearing the queue down (any context); the release work finishes. */
+/* Start tearing the queue down; any context.  The release work finishes. */
 static void prl_queue_disconnect(struct prl_rdma_queue *queue)
 {
 	unsigned long flags;
@@ -985,32 +1030,46 @@ static void prl_queue_disconnect(struct prl_rdma_queue *queue)
 	start = queue->state != PRL_Q_DISCONNECTING;
 	queue->state = PRL_Q_DISCONNECTING;
 	spin_unlock_irqrestore(&queue->state_lock, flags);
-	if (!start)
-		return;
-	rdma_disconnect(queue->cm_id);
-	queue_work(purlin_wq, &queue->release_work);
+	if (start)
+		queue_work(purlin_wq, &queue->release_work);
 }
 
+static void prl_connect_timeout(struct work_struct *w)
+{
+	struct prl_rdma_queue *queue = container_of(to_delayed_work(w),
+						    struct prl_rdma_queue,
+						    connect_timeout);
+
+	if (READ_ONCE(queue->sq.ctrl))
+		return;
+	pr_warn("queue %u: no Fabrics Connect within %u s; disconnecting\n",
+		queue->host_qid, PRL_CONNECT_TIMEOUT / HZ);
+	prl_queue_disconnect(queue);
+}
+
+/*
+ * Run the capsules that arrived before ESTABLISHED, then go live.  Until
+ * the state is LIVE the receive handler only appends to pending_cmds, so
+ * commands are handled in order and by one context at a time.
+ */
 static void prl_queue_established(struct prl_rdma_queue *queue)
 {
 	struct prl_rdma_cmd *cmd;
-	unsigned long flags;
 
-	spin_lock_irqsave(&queue->state_lock, flags);
-	if (queue->state != PRL_Q_CONNECTING) {
-		spin_unlock_irqrestore(&queue->state_lock, flags);
-		return;
-	}
-	queue->state = PRL_Q_LIVE;
-	while (!list_empty(&queue->pending_cmds)) {
+	spin_lock_irq(&queue->state_lock);
+	while (queue->state == PRL_Q_CONNECTING) {
+		if (list_empty(&queue->pending_cmds)) {
+			queue->state = PRL_Q_LIVE;
+			break;
+		}
 		cmd = list_first_entry(&queue->pending_cmds,
 				       struct prl_rdma_cmd, entry);
 		list_del_init(&cmd->entry);
-		spin_unlock_irqrestore(&queue->state_lock, flags);
+		spin_unlock_irq(&queue->state_lock);
 		prl_handle_command(queue, cmd);
-		spin_lock_irqsave(&queue->state_lock, flags);
+		spin_lock_irq(&queue->state_lock);
 	}
-	spin_unlock_irqrestore(&queue->state_lock, flags);
+	spin_unlock_irq(&queue->state_lock);
 }
 
 static int prl_reject(struct rdma_cm_id *cm_id, u16 sts)
@@ -1041,6 +1100,9 @@ static u16 prl_check_cm_req(struct purlin_port *port,
 	*qid = le16_to_cpu(req->qid);
 	if (*qid > PRL_MAX_QID)
 		return NVME_RDMA_CM_INVALID_QID;
+	/* The admin queue is not bound by the port's I/O queue size. */
+	if (*qid == 0)
+		max = max_t(u32, max, PRL_ADMIN_QUEUE_SIZE);
 	/* hsqsize is 0's based; the receive queue holds hsqsize + 1. */
 	*rqsize = le16_to_cpu(req->hsqsize) + 1;
 	if (*rqsize < 2 || *rqsize > max)
@@ -1061,7 +1123,7 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	struct rdma_conn_param accept = {};
 	struct prl_rdma_queue *queue;
 	struct ib_device *ib;
-	u32 rqsize, sqsize;
+	u32 rqsize, sqsize, i;
 	u16 qid, sts;
 	int ret;
 
@@ -1088,9 +1150,12 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	spin_lock_init(&queue->state_lock);
 	queue->state = PRL_Q_CONNECTING;
 	INIT_LIST_HEAD(&queue->pending_cmds);
-	INIT_LIST_HEAD(&queue->wait_rsps);
+	INIT_LIST_HEAD(&queue->send_waits);
+	INIT_LIST_HEAD(&queue->exec_waits);
+	INIT_LIST_HEAD(&queue->zombies);
 	INIT_LIST_HEAD(&queue->buf_waiter.entry);
-	INIT_WORK(&queue->buf_waiter.work, prl_buf_waiter_work);
+	INIT_WORK(&queue->buf_waiter.work, prl_wait_work);
+	INIT_DELAYED_WORK(&queue->connect_timeout, prl_connect_timeout);
 	INIT_WORK(&queue->release_work, prl_release_work);
 	INIT_LIST_HEAD(&queue->entry);
 	purlin_sq_init(&queue->sq, port, qid, rqsize);
@@ -1105,8 +1170,8 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 		goto free_cmds;
 	if (prl_create_qp(queue))
 		goto free_rsps;
-	for (ret = 0; ret < queue->recv_queue_size; ret++)
-		if (prl_post_recv(queue, &queue->cmds[ret]))
+	for (i = 0; i < queue->recv_queue_size; i++)
+		if (prl_post_recv(queue, &queue->cmds[i]))
 			goto destroy_qp;
 
 	rep.recfmt = cpu_to_le16(NVME_RDMA_CM_FMT_1_0);
@@ -1124,21 +1189,20 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	accept.responder_resources = min_t(u8, param->responder_resources,
 					   ib->attrs.max_qp_rd_atom);
 
+	/* From here on the release work owns the queue and the cm_id. */
 	atomic_inc(&rport->nr_queues);
 	atomic_inc(&purlin_live.queues);
 	cm_id->context = queue;
 	mutex_lock(&prl_lock);
 	list_add_tail(&queue->entry, &prl_queues);
 	mutex_unlock(&prl_lock);
+	queue_delayed_work(purlin_wq, &queue->connect_timeout,
+			   PRL_CONNECT_TIMEOUT);
 
 	ret = rdma_accept(cm_id, &accept);
 	if (ret) {
 		pr_err("accepting queue %u failed: %d\n", qid, ret);
-		/* The CM reports no further event: tear down here. */
-		spin_lock_irq(&queue->state_lock);
-		queue->state = PRL_Q_DISCONNECTING;
-		spin_unlock_irq(&queue->state_lock);
-		queue_work(purlin_wq, &queue->release_work);
+		prl_queue_disconnect(queue);
 	}
 	return 0;
 
@@ -1312,8 +1376,8 @@ static int prl_add_port(struct purlin_port *port)
 	rport->port = port;
 	mutex_init(&rport->cm_lock);
 	INIT_DELAYED_WORK(&rport->relisten_work, prl_relisten_work);
-	atomic_set(&rport->nr_queues, 0);
-	init_waitqueue_head(&rport->queues_wq);
+	atomic_set(&rport->nr_queues, 1);
+	init_completion(&rport->queues_gone);
 	ret = prl_listen(rport);
 	if (ret) {
 		pr_err("port %u: cannot listen on %s:%s: %d\n",
@@ -1346,7 +1410,8 @@ static void prl_remove_port(struct purlin_port *port)
 		if (queue->rport == rport)
 			prl_queue_disconnect(queue);
 	mutex_unlock(&prl_lock);
-	wait_event(rport->queues_wq, atomic_read(&rport->nr_queues) == 0);
+	if (!atomic_dec_and_test(&rport->nr_queues))
+		wait_for_completion(&rport->queues_gone);
 	port->priv = NULL;
 	kfree(rport);
 }
@@ -1373,6 +1438,7 @@ static const struct purlin_transport_ops prl_rdma_ops = {
 
 /* ---- device removal -------------------------------------------------- */
 
+/* Disconnect the device's queues; true once none is left. */
 static bool prl_device_unused(struct ib_device *ib)
 {
 	struct prl_rdma_queue *queue;
@@ -1391,14 +1457,40 @@ static bool prl_device_unused(struct ib_device *ib)
 
 static int prl_ib_add_one(struct ib_device *ib)
 {
+	struct prl_rdma_device *dev;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->ib = ib;
+	dev->pd = ib_alloc_pd(ib, 0);
+	if (IS_ERR(dev->pd)) {
+		int ret = PTR_ERR(dev->pd);
+
+		kfree(dev);
+		return ret;
+	}
+	kref_init(&dev->ref);
+	ib_set_client_data(ib, &prl_ib_client, dev);
 	return 0;
 }
 
+/*
+ * The device is going: refuse new queues, disconnect the existing ones
+ * and wait until every one is freed (queues leave prl_queues only at the
+ * very end of their release), so no QP, CQ or PD of ours outlives this.
+ */
 static void prl_ib_remove_one(struct ib_device *ib, void *client_data)
 {
-	/* Disconnect every queue on the device and wait until they are gone. */
+	struct prl_rdma_device *dev = client_data;
+
+	mutex_lock(&prl_lock);
+	dev->removing = true;
+	ib_set_client_data(ib, &prl_ib_client, NULL);
+	mutex_unlock(&prl_lock);
 	while (!prl_device_unused(ib))
 		msleep(100);
+	prl_device_put(dev);
 }
 
 static struct ib_client prl_ib_client = {

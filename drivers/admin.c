@@ -50,7 +50,9 @@ static void purlin_identify_ctrl(struct purlin_req *req)
 	id->rab = 6;
 	id->mdts = PRL_MDTS_SHIFT;
 	id->cntlid = cpu_to_le16(ctrl->cntlid);
-	id->ctratt = cpu_to_le32(NVME_CTRL_ATTR_HID_128_BIT);
+	/* Any command counts as keep-alive traffic (see purlin_req_init). */
+	id->ctratt = cpu_to_le32(NVME_CTRL_ATTR_HID_128_BIT |
+				 NVME_CTRL_ATTR_TBKAS);
 	id->acl = 3;
 	id->aerl = PRL_AERL - 1;
 	id->frmw = 1 << 1 | 1;		/* one slot, read-only */
@@ -87,6 +89,30 @@ static void purlin_identify_ctrl(struct purlin_req *req)
 	kfree(id);
 }
 
+/* A count of logical blocks as the 0's based value Identify wants. */
+static __le16 purlin_lb0(u32 bytes, u8 shift)
+{
+	return cpu_to_le16(max_t(u32, bytes >> shift, 1) - 1);
+}
+
+/* Atomicity and preferred granularities from the block device's limits. */
+static void purlin_identify_ns_limits(struct purlin_ns *ns,
+				      struct nvme_id_ns *id)
+{
+	struct block_device *bdev = ns->bdev.bdev;
+	u8 shift = ns->blksize_shift;
+
+	id->nsfeat |= NVME_NS_FEAT_ATOMICS | NVME_NS_FEAT_IO_OPT;
+	id->nawun = purlin_lb0(bdev_physical_block_size(bdev), shift);
+	id->nawupf = id->nawun;
+	id->nacwu = id->nawun;
+	id->npwg = id->nawun;
+	id->npwa = id->npwg;
+	id->npdg = purlin_lb0(bdev_discard_granularity(bdev), shift);
+	id->npda = id->npdg;
+	id->nows = purlin_lb0(bdev_io_opt(bdev), shift);
+}
+
 void purlin_identify_ns_fill(struct purlin_ns *ns, struct nvme_id_ns *id)
 {
 	u64 nlb = ns->size >> ns->blksize_shift;
@@ -99,6 +125,7 @@ void purlin_identify_ns_fill(struct purlin_ns *ns, struct nvme_id_ns *id)
 	id->nmic = NVME_NS_NMIC_SHARED;
 	id->lbaf[0].ds = ns->blksize_shift;
 	memcpy(id->nguid, ns->nguid, sizeof(id->nguid));
+	purlin_identify_ns_limits(ns, id);
 }
 
 static bool purlin_nsid_valid(u32 nsid)
@@ -172,6 +199,7 @@ static void purlin_identify_desclist(struct purlin_req *req)
 {
 	u32 nsid = le32_to_cpu(req->cmd->identify.nsid);
 	static const u8 zero[16];
+	const u8 csi = NVME_CSI_NVM;
 	struct purlin_ns *ns;
 	void *buf, *p;
 
@@ -193,6 +221,7 @@ static void purlin_identify_desclist(struct purlin_req *req)
 	if (!uuid_is_null(&ns->uuid))
 		p = purlin_put_desc(p, NVME_NIDT_UUID, &ns->uuid,
 				    NVME_NIDT_UUID_LEN);
+	p = purlin_put_desc(p, NVME_NIDT_CSI, &csi, NVME_NIDT_CSI_LEN);
 	purlin_ns_put(ns);
 	purlin_complete_data(req, buf, NVME_IDENTIFY_DATA_SIZE);
 	kfree(buf);

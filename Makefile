@@ -20,7 +20,11 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) W=1 PURLIN_VERSION=$(VERSION)
 
 .PHONY: all module tools install uninstall clean deps check unit vm-check \
-	demo help modules_install
+	demo help dkms-install dkms-uninstall
+
+DKMS_SRC := $(DESTDIR)/usr/src/purlin-$(VERSION)
+# What DKMS needs to build the module: Kbuild, the sources, the version.
+DKMS_FILES := Kbuild VERSION LICENSE
 
 all: module tools
 
@@ -34,8 +38,8 @@ tools:
 install: all
 	install -d $(MODDIR)
 	install -m 0644 purlin.ko $(MODDIR)/purlin.ko
-	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
-	else depmod -b $(DESTDIR) -a $(KVER) 2>/dev/null || true; fi
+	@# Staged installs (DESTDIR) leave depmod to the package's scripts.
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 	$(MAKE) -C tools/purlinctl install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 uninstall:
@@ -49,6 +53,23 @@ clean:
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/vm/kmod clean KDIR=$(KDIR)
 	rm -rf build
+
+# Install the module source for DKMS and build it for KVER.
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)
+	install -d $(DKMS_SRC)/drivers
+	cp $(DKMS_FILES) $(DKMS_SRC)/
+	cp drivers/*.c drivers/*.h $(DKMS_SRC)/drivers/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+	@if [ -z "$(DESTDIR)" ]; then \
+		dkms add -m purlin -v $(VERSION) && \
+		dkms build -m purlin -v $(VERSION) -k $(KVER) && \
+		dkms install -m purlin -v $(VERSION) -k $(KVER); fi
+
+dkms-uninstall:
+	-dkms remove -m purlin -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 deps:
 	@scripts/deps.sh
@@ -71,6 +92,7 @@ demo:
 help:
 	@echo "make            build purlin.ko (KVER=$(KVER)) and purlinctl"
 	@echo "make install    install module (updates/) and purlinctl (PREFIX, DESTDIR)"
+	@echo "make dkms-install / dkms-uninstall   module source under DKMS"
 	@echo "make deps       install build/test dependencies (Debian packages)"
 	@echo "make check      build, unit tests, guest test suite"
 	@echo "make demo       boot a guest, export a RAM namespace, connect, run fio"

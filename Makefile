@@ -24,12 +24,13 @@ KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) W=1 PURLIN_VERSION=$(VERSION)
 
 DKMS_SRC := $(DESTDIR)/usr/src/purlin-$(VERSION)
 # What DKMS needs to build the module: Kbuild, the sources, the version.
-DKMS_FILES := Kbuild VERSION LICENSE
+DKMS_FILES := Makefile Kbuild VERSION LICENSE
 
 all: module tools
 
 module:
 	@test -d "$(KDIR)" || { echo "purlin: no kernel build tree at '$(KDIR)' (KVER='$(KVER)'); run 'make deps' or set KDIR" >&2; exit 1; }
+	@scripts/compat-probe.sh $(KDIR) drivers/compat-probed.h
 	$(MAKE) $(KBUILD_ARGS) modules
 
 tools:
@@ -58,9 +59,11 @@ clean:
 dkms-install:
 	rm -rf $(DKMS_SRC)
 	install -d $(DKMS_SRC)
-	install -d $(DKMS_SRC)/drivers
+	install -d $(DKMS_SRC)/drivers $(DKMS_SRC)/scripts/compat
 	cp $(DKMS_FILES) $(DKMS_SRC)/
-	cp drivers/*.c drivers/*.h $(DKMS_SRC)/drivers/
+	cp $(filter-out drivers/compat-probed.h,$(wildcard drivers/*.c drivers/*.h)) $(DKMS_SRC)/drivers/
+	cp scripts/compat-probe.sh $(DKMS_SRC)/scripts/
+	cp scripts/compat/*.c $(DKMS_SRC)/scripts/compat/
 	sed 's/@VERSION@/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
 	@if [ -z "$(DESTDIR)" ]; then \
 		dkms add -m purlin -v $(VERSION) && \
@@ -81,8 +84,10 @@ unit: tools
 vm-check:
 	tests/vm/run $(T)
 
+# make check [KVER=6.12 | KVER=<installed release>]: the full suite on that
+# kernel; by default the installed kernel, plus the interop core on 6.12.
 check:
-	@scripts/check.sh
+	@CHECK_KVER='$(if $(filter command line,$(origin KVER)),$(KVER))' scripts/check.sh
 
 demo:
 	@scripts/deps.sh

@@ -1,36 +1,118 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel API differences, absorbed in one place.  The driver calls the
- * purlin_* wrappers below; only this file knows which kernel API exists.
- * (Issue 7 turns the choices into build-time feature probes.)
+ * purlin_* wrappers below.  Which API exists is decided by feature probes
+ * (scripts/compat-probe.sh, run by the Makefile before kbuild, writes
+ * compat-probed.h) or by __has_include, never by version numbers.
  */
 #ifndef PURLIN_COMPAT_H
 #define PURLIN_COMPAT_H
 
 #include <linux/blkdev.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 
-/* An open block device. */
+#include "compat-probed.h"
+
+/* linux/unaligned.h replaced asm/unaligned.h in 6.12. */
+#if __has_include(<linux/unaligned.h>)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * An open block device.  Purlin opens devices shared (not exclusively),
+ * read-write, as nvmet does.
+ */
 struct purlin_bdev {
 	struct block_device *bdev;
+#if defined(HAVE_BDEV_FILE_OPEN_BY_PATH)
+	struct file *file;
+#elif defined(HAVE_BDEV_OPEN_BY_PATH)
+	struct bdev_handle *handle;
+#endif
 };
 
+#if defined(HAVE_BDEV_FILE_OPEN_BY_PATH)		/* 6.9+ */
 static inline int purlin_bdev_open_path(struct purlin_bdev *b,
-					const char *path, void *holder)
+					const char *path)
 {
-	struct block_device *bdev;
+	struct file *f = bdev_file_open_by_path(path,
+						BLK_OPEN_READ | BLK_OPEN_WRITE,
+						NULL, NULL);
 
-	bdev = blkdev_get_by_path(path, FMODE_READ | FMODE_WRITE, holder);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	b->file = f;
+	b->bdev = file_bdev(f);
+	return 0;
+}
+
+static inline void purlin_bdev_release(struct purlin_bdev *b)
+{
+	fput(b->file);
+	b->file = NULL;
+	b->bdev = NULL;
+}
+#elif defined(HAVE_BDEV_OPEN_BY_PATH)			/* 6.8 */
+static inline int purlin_bdev_open_path(struct purlin_bdev *b,
+					const char *path)
+{
+	struct bdev_handle *h = bdev_open_by_path(path,
+						  BLK_OPEN_READ | BLK_OPEN_WRITE,
+						  NULL, NULL);
+
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	b->handle = h;
+	b->bdev = h->bdev;
+	return 0;
+}
+
+static inline void purlin_bdev_release(struct purlin_bdev *b)
+{
+	bdev_release(b->handle);
+	b->handle = NULL;
+	b->bdev = NULL;
+}
+#elif defined(HAVE_BLKDEV_GET_BY_PATH_HOLDER_OPS)	/* 6.5 - 6.7 */
+static inline int purlin_bdev_open_path(struct purlin_bdev *b,
+					const char *path)
+{
+	struct block_device *bdev = blkdev_get_by_path(path,
+					BLK_OPEN_READ | BLK_OPEN_WRITE,
+					NULL, NULL);
+
 	if (IS_ERR(bdev))
 		return PTR_ERR(bdev);
 	b->bdev = bdev;
 	return 0;
 }
 
-static inline void purlin_bdev_release(struct purlin_bdev *b, void *holder)
+static inline void purlin_bdev_release(struct purlin_bdev *b)
+{
+	blkdev_put(b->bdev, NULL);
+	b->bdev = NULL;
+}
+#else							/* 6.1 - 6.4 */
+static inline int purlin_bdev_open_path(struct purlin_bdev *b,
+					const char *path)
+{
+	struct block_device *bdev = blkdev_get_by_path(path,
+					FMODE_READ | FMODE_WRITE, NULL);
+
+	if (IS_ERR(bdev))
+		return PTR_ERR(bdev);
+	b->bdev = bdev;
+	return 0;
+}
+
+static inline void purlin_bdev_release(struct purlin_bdev *b)
 {
 	blkdev_put(b->bdev, FMODE_READ | FMODE_WRITE);
 	b->bdev = NULL;
 }
+#endif
 
 #endif /* PURLIN_COMPAT_H */

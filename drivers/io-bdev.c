@@ -14,7 +14,7 @@ int purlin_bdev_open(struct purlin_ns *ns)
 	struct block_device *bdev;
 	int ret;
 
-	ret = purlin_bdev_open_path(&ns->bdev, ns->device_path, ns);
+	ret = purlin_bdev_open_path(&ns->bdev, ns->device_path);
 	if (ret) {
 		pr_err("namespace %u: cannot open %s: %d\n", ns->nsid,
 		       ns->device_path, ret);
@@ -29,7 +29,7 @@ int purlin_bdev_open(struct purlin_ns *ns)
 void purlin_bdev_close(struct purlin_ns *ns)
 {
 	if (ns->bdev.bdev)
-		purlin_bdev_release(&ns->bdev, ns);
+		purlin_bdev_release(&ns->bdev);
 }
 
 static u16 purlin_blk_status(struct purlin_req *req, blk_status_t sts)

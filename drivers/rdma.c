@@ -16,7 +16,6 @@
 #include <linux/module.h>
 #include <linux/nvme-rdma.h>
 #include <linux/slab.h>
-#include <asm/unaligned.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>

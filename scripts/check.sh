@@ -39,6 +39,28 @@ if ! scripts/deps.sh; then
 	finish
 fi
 
+# fetch_kernel SERIES: sets K (release), R (private root), KD (headers).
+fetch_kernel() {
+	K=$(scripts/kernel-fetch.sh "$1") || return 1
+	R=$top/build/kernels/$K
+	KD=$R/usr/src/linux-headers-$K
+}
+
+# The kernel the full suite runs on: the installed one, or CHECK_KVER.
+suite_env=""
+case "${CHECK_KVER:-}" in
+"") ;;
+[0-9]*.[0-9]*)
+	if [ -d "/lib/modules/$CHECK_KVER/build" ]; then
+		suite_env="KVER=$CHECK_KVER"
+	elif fetch_kernel "$CHECK_KVER" && ko=$(scripts/build-for.sh "$K" "$KD"); then
+		suite_env="KVER=$K MODROOT=$R PURLIN_KO=$ko"
+	else
+		result FAIL "kernel-$CHECK_KVER" "cannot fetch or build for it"
+		finish
+	fi ;;
+esac
+
 echo "== build"
 if make --no-print-directory module > "$logdir/module.log" 2>&1; then
 	if grep -E 'warning:|error:' "$logdir/module.log"; then
@@ -73,12 +95,28 @@ if [ ! -s "$logdir/unit.txt" ]; then
 	result FAIL unit "no unit test results"
 fi
 
-echo "== guest suite"
-tests/vm/run ${T:-} 2>&1 | tee "$logdir/vm.log"
+echo "== guest suite${suite_env:+ ($suite_env)}"
+env $suite_env tests/vm/run ${T:-} 2>&1 | tee "$logdir/vm.log"
 vrc=${PIPESTATUS[0]}
 count_lines "$logdir/vm.log"
 if [ "$vrc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/vm.log"; then
 	result FAIL guest-suite "harness error (exit $vrc)"
+fi
+
+# The interop core on Debian's 6.12 kernel, as target and as host.
+if [ -z "${CHECK_KVER:-}" ]; then
+	echo "== guest interop core on Debian 6.12"
+	if ! fetch_kernel 6.12; then
+		result FAIL kernel-6.12 "cannot fetch the 6.12 kernel packages"
+	elif ! ko=$(scripts/build-for.sh "$K" "$KD"); then
+		result FAIL "build-module-$K" "see build/modules/$K/build.log"
+	else
+		result PASS "build-module-$K"
+		KVER=$K MODROOT=$R PURLIN_KO=$ko tests/vm/run purlin-load \
+			purlin-connect purlin-discovery reference-nvmet 2>&1 |
+			sed 's/^\(PASS\|FAIL\|SKIP\) /\1 6.12:/' | tee "$logdir/vm-6.12.log"
+		count_lines "$logdir/vm-6.12.log"
+	fi
 fi
 
 echo "== harness self-test"

@@ -115,7 +115,11 @@ if [ -z "${CHECK_KVER:-}" ]; then
 		KVER=$K MODROOT=$R PURLIN_KO=$ko tests/vm/run purlin-load \
 			purlin-connect purlin-discovery reference-nvmet 2>&1 |
 			sed 's/^\(PASS\|FAIL\|SKIP\) /\1 6.12:/' | tee "$logdir/vm-6.12.log"
+		vrc=${PIPESTATUS[0]}
 		count_lines "$logdir/vm-6.12.log"
+		if [ "$vrc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/vm-6.12.log"; then
+			result FAIL guest-suite-6.12 "harness error (exit $vrc)"
+		fi
 	fi
 fi
 

@@ -74,8 +74,12 @@ static void purlin_identify_ctrl(struct purlin_req *req)
 
 	if (purlin_is_discovery(ctrl)) {
 		id->cntrltype = NVME_CTRL_DISC;
+		id->oaes = cpu_to_le32(NVME_AEN_CFG_DISC_CHANGE);
 	} else {
 		id->cntrltype = NVME_CTRL_IO;
+		id->oaes = cpu_to_le32(NVME_AEN_CFG_NS_ATTR);
+		id->oncs = cpu_to_le16(NVME_CTRL_ONCS_DSM |
+				       NVME_CTRL_ONCS_WRITE_ZEROES);
 		id->cmic = NVME_CTRL_CMIC_MULTI_PORT |
 			   NVME_CTRL_CMIC_MULTI_CTRL;
 		id->nn = cpu_to_le32(PRL_MAX_NSID);
@@ -307,6 +311,22 @@ static void purlin_log_fw_slot(struct purlin_req *req)
 	kfree(log);
 }
 
+static void purlin_log_changed_ns(struct purlin_req *req)
+{
+	size_t size = NVME_MAX_CHANGED_NAMESPACES * sizeof(__le32);
+	/* Retain Asynchronous Event: cdw10 bit 15. */
+	bool retain = le32_to_cpu(req->cmd->common.cdw10) & (1 << 15);
+	__le32 *list = kzalloc(size, GFP_KERNEL);
+
+	if (!list) {
+		purlin_req_complete(req, NVME_SC_INTERNAL);
+		return;
+	}
+	purlin_take_changed_ns(req->sq->ctrl, list, retain);
+	purlin_complete_log(req, list, size);
+	kfree(list);
+}
+
 static void purlin_execute_get_log_page(struct purlin_req *req)
 {
 	switch (req->cmd->get_log_page.lid) {
@@ -320,8 +340,7 @@ static void purlin_execute_get_log_page(struct purlin_req *req)
 		purlin_log_fw_slot(req);
 		return;
 	case NVME_LOG_CHANGED_NS:
-		purlin_log_zeroes(req, NVME_MAX_CHANGED_NAMESPACES *
-				  sizeof(__le32));
+		purlin_log_changed_ns(req);
 		return;
 	default:
 		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
@@ -424,17 +443,7 @@ static void purlin_execute_keep_alive(struct purlin_req *req)
 
 static void purlin_execute_aer(struct purlin_req *req)
 {
-	struct purlin_ctrl *ctrl = req->sq->ctrl;
-
-	mutex_lock(&ctrl->lock);
-	if (ctrl->nr_aer == PRL_AERL) {
-		mutex_unlock(&ctrl->lock);
-		purlin_req_complete(req, NVME_SC_ASYNC_LIMIT | PRL_DNR);
-		return;
-	}
-	/* Held until an event occurs or the admin queue goes. */
-	ctrl->aer_reqs[ctrl->nr_aer++] = req;
-	mutex_unlock(&ctrl->lock);
+	purlin_aer_queue(req->sq->ctrl, req);
 }
 
 /* Complete every held AER; called when the admin queue is torn down. */

@@ -42,9 +42,11 @@ void purlin_transport_unregister(const struct purlin_transport_ops *ops)
 	up_write(&purlin_cfg_sem);
 }
 
+/* What the discovery log shows may have changed; caller holds cfg_sem. */
 void purlin_disc_changed(void)
 {
 	atomic64_inc(&disc_genctr);
+	purlin_disc_log_changed();
 }
 
 u64 purlin_disc_genctr(void)
@@ -84,6 +86,7 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 	req->transfer_len = 0;
 	req->data_len = 0;
 	req->to_host = false;
+	req->data_len_min = false;
 	req->execute = NULL;
 	memset(req->cqe, 0, sizeof(*req->cqe));
 	req->cqe->command_id = cmd->common.command_id;
@@ -134,10 +137,15 @@ fail:
 	return false;
 }
 
-/* The host's SGL must describe exactly the data the command moves. */
+/*
+ * The host's SGL must describe exactly the data the command moves, or for
+ * some commands at least that much (Linux sends Dataset Management ranges
+ * in a buffer sized for the maximum number of ranges).
+ */
 bool purlin_check_data_len(struct purlin_req *req, u32 len)
 {
-	if (likely(req->transfer_len == len))
+	if (likely(req->transfer_len == len) ||
+	    (req->data_len_min && req->transfer_len > len))
 		return true;
 	purlin_req_complete(req, NVME_SC_SGL_INVALID_DATA | PRL_DNR);
 	return false;
@@ -392,7 +400,10 @@ int purlin_ns_enable(struct purlin_ns *ns)
 	atomic_inc(&purlin_live.namespaces);
 	pr_info("subsystem %s: namespace %u enabled (%s, %llu bytes)\n",
 		subsys->subsysnqn, ns->nsid, ns->device_path, ns->size);
-	goto unlock;
+	mutex_unlock(&subsys->lock);
+	purlin_subsys_ns_changed(subsys, ns->nsid);
+	mutex_unlock(&ns->enable_lock);
+	return 0;
 
 exit_ref:
 	percpu_ref_exit(&ns->ref);
@@ -434,6 +445,7 @@ void purlin_ns_disable(struct purlin_ns *ns)
 	ns->enabled = false;
 	subsys->nr_namespaces--;
 	mutex_unlock(&subsys->lock);
+	purlin_subsys_ns_changed(subsys, ns->nsid);
 	mutex_unlock(&ns->enable_lock);
 	atomic_dec(&purlin_live.namespaces);
 	pr_info("subsystem %s: namespace %u disabled\n", subsys->subsysnqn,

@@ -55,6 +55,15 @@ static u16 purlin_blk_status(struct purlin_req *req, blk_status_t sts)
 	}
 }
 
+static u16 purlin_check_lba_range(struct purlin_ns *ns, u64 slba, u64 nlb)
+{
+	u64 nsze = ns->size >> ns->blksize_shift;
+
+	if (slba >= nsze || nlb > nsze - slba)
+		return NVME_SC_LBA_RANGE | PRL_DNR;
+	return 0;
+}
+
 static void purlin_bio_done(struct bio *bio)
 {
 	struct purlin_req *req = bio->bi_private;
@@ -95,6 +104,104 @@ static void purlin_bdev_execute_rw(struct purlin_req *req)
 	submit_bio(bio);
 }
 
+/* Completion of a bio chain the block layer allocated (zeroes, discard). */
+static void purlin_bio_chain_done(struct bio *bio)
+{
+	struct purlin_req *req = bio->bi_private;
+	u16 status = purlin_blk_status(req, bio->bi_status);
+
+	bio_put(bio);
+	purlin_req_complete(req, status);
+}
+
+static void purlin_submit_chain(struct purlin_req *req, struct bio *bio,
+				int ret)
+{
+	if (ret && ret != -EOPNOTSUPP) {
+		if (bio)
+			bio_put(bio);
+		purlin_req_complete(req, errno_to_blk_status(ret) ==
+				    BLK_STS_NOTSUPP ? NVME_SC_INVALID_OPCODE |
+				    PRL_DNR : NVME_SC_INTERNAL);
+		return;
+	}
+	if (!bio) {
+		purlin_req_complete(req, 0);
+		return;
+	}
+	bio->bi_private = req;
+	bio->bi_end_io = purlin_bio_chain_done;
+	submit_bio(bio);
+}
+
+static sector_t purlin_lba_to_sector(struct purlin_ns *ns, u64 lba)
+{
+	return lba << (ns->blksize_shift - SECTOR_SHIFT);
+}
+
+/* Write Zeroes: the block layer builds the bios (not the hot path). */
+static void purlin_bdev_execute_write_zeroes(struct purlin_req *req)
+{
+	struct nvme_write_zeroes_cmd *wz = &req->cmd->write_zeroes;
+	struct purlin_ns *ns = req->ns;
+	struct bio *bio = NULL;
+	int ret;
+
+	ret = __blkdev_issue_zeroout(ns->bdev.bdev,
+			purlin_lba_to_sector(ns, le64_to_cpu(wz->slba)),
+			purlin_lba_to_sector(ns, le16_to_cpu(wz->length) + 1),
+			GFP_KERNEL, &bio, 0);
+	purlin_submit_chain(req, bio, ret);
+}
+
+/* Dataset Management: Deallocate becomes discard; other hints are no-ops. */
+static void purlin_bdev_execute_dsm(struct purlin_req *req)
+{
+	u32 nr = (le32_to_cpu(req->cmd->dsm.nr) & 0xff) + 1;
+	struct purlin_ns *ns = req->ns;
+	bool discard = bdev_max_discard_sectors(ns->bdev.bdev);
+	struct nvme_dsm_range *ranges;
+	struct bio *bio = NULL;
+	u16 status;
+	int ret = 0;
+	u32 i;
+
+	if (!(le32_to_cpu(req->cmd->dsm.attributes) & NVME_DSMGMT_AD)) {
+		purlin_req_complete(req, 0);
+		return;
+	}
+	ranges = kmalloc_array(nr, sizeof(*ranges), GFP_KERNEL);
+	if (!ranges) {
+		purlin_req_complete(req, NVME_SC_INTERNAL);
+		return;
+	}
+	status = purlin_copy_from_sg(req, 0, ranges, nr * sizeof(*ranges));
+	for (i = 0; !status && i < nr; i++)
+		status = purlin_check_lba_range(ns,
+				le64_to_cpu(ranges[i].slba),
+				le32_to_cpu(ranges[i].nlb));
+	/* A device that cannot discard deallocates nothing: allowed. */
+	for (i = 0; !status && discard && i < nr; i++) {
+		u32 nlb = le32_to_cpu(ranges[i].nlb);
+
+		if (!nlb)
+			continue;
+		ret = __blkdev_issue_discard(ns->bdev.bdev,
+			purlin_lba_to_sector(ns, le64_to_cpu(ranges[i].slba)),
+			purlin_lba_to_sector(ns, nlb), GFP_KERNEL, &bio);
+		if (ret)
+			break;
+	}
+	kfree(ranges);
+	if (status) {
+		if (bio)
+			bio_put(bio);
+		purlin_req_complete(req, status);
+		return;
+	}
+	purlin_submit_chain(req, bio, ret);
+}
+
 static void purlin_bdev_execute_flush(struct purlin_req *req)
 {
 	struct bio *bio = &req->bio;
@@ -111,16 +218,25 @@ static u16 purlin_parse_rw(struct purlin_req *req)
 	struct purlin_ns *ns = req->ns;
 	u64 slba = le64_to_cpu(req->cmd->rw.slba);
 	u64 nlb = (u64)le16_to_cpu(req->cmd->rw.length) + 1;
-	u64 nsze = ns->size >> ns->blksize_shift;
+	u16 status = purlin_check_lba_range(ns, slba, nlb);
 
-	if (slba >= nsze || nlb > nsze - slba)
-		return NVME_SC_LBA_RANGE | PRL_DNR;
+	if (status)
+		return status;
 	if ((nlb << ns->blksize_shift) > PRL_MAX_XFER)
 		return NVME_SC_INVALID_FIELD | PRL_DNR;
 	req->data_len = nlb << ns->blksize_shift;
 	req->to_host = req->cmd->common.opcode == nvme_cmd_read;
 	req->execute = purlin_bdev_execute_rw;
 	return 0;
+}
+
+static u16 purlin_parse_write_zeroes(struct purlin_req *req)
+{
+	struct nvme_write_zeroes_cmd *wz = &req->cmd->write_zeroes;
+
+	req->execute = purlin_bdev_execute_write_zeroes;
+	return purlin_check_lba_range(req->ns, le64_to_cpu(wz->slba),
+				      (u64)le16_to_cpu(wz->length) + 1);
 }
 
 u16 purlin_parse_io(struct purlin_req *req)
@@ -138,6 +254,14 @@ u16 purlin_parse_io(struct purlin_req *req)
 		return purlin_parse_rw(req);
 	case nvme_cmd_flush:
 		req->execute = purlin_bdev_execute_flush;
+		return 0;
+	case nvme_cmd_write_zeroes:
+		return purlin_parse_write_zeroes(req);
+	case nvme_cmd_dsm:
+		req->data_len = ((le32_to_cpu(cmd->dsm.nr) & 0xff) + 1) *
+				sizeof(struct nvme_dsm_range);
+		req->data_len_min = true;
+		req->execute = purlin_bdev_execute_dsm;
 		return 0;
 	default:
 		return NVME_SC_INVALID_OPCODE | PRL_DNR;

@@ -206,6 +206,13 @@ struct purlin_ctrl {
 	struct purlin_sq *sqs[PRL_MAX_QID + 1];
 	struct purlin_req *aer_reqs[PRL_AERL];
 	int nr_aer;
+	/* Events with no AER outstanding, sent as AERs arrive (events.c). */
+	u32 pending_events[PRL_AERL];
+	int nr_pending_events;
+	/* Changed Namespace List log; 0xffffffff alone when it overflowed. */
+	u32 changed_ns[NVME_MAX_CHANGED_NAMESPACES];
+	u32 nr_changed_ns;
+	bool ns_aen_masked;		/* until the host reads the log */
 
 	u32 kato;			/* ms, 0 = none */
 	bool ka_seen;			/* traffic since the last check */
@@ -232,6 +239,7 @@ struct purlin_req {
 	u32 transfer_len;		/* data length the host described */
 	u32 data_len;			/* data length the command needs */
 	bool to_host;			/* controller-to-host data */
+	bool data_len_min;		/* the SGL may describe more (DSM) */
 
 	void (*execute)(struct purlin_req *req);
 
@@ -287,6 +295,13 @@ void purlin_ctrl_keep_alive(struct purlin_ctrl *ctrl);
 void purlin_ctrl_set_cc(struct purlin_ctrl *ctrl, u32 cc);
 int purlin_transport_register(const struct purlin_transport_ops *ops);
 void purlin_transport_unregister(const struct purlin_transport_ops *ops);
+
+/* events.c: asynchronous event notifications */
+void purlin_aer_queue(struct purlin_ctrl *ctrl, struct purlin_req *req);
+void purlin_subsys_ns_changed(struct purlin_subsys *subsys, u32 nsid);
+void purlin_disc_log_changed(void);
+u32 purlin_take_changed_ns(struct purlin_ctrl *ctrl, __le32 *list,
+			   bool retain);
 
 /* admin.c, fabrics.c, discovery.c, io-bdev.c */
 u16 purlin_parse_admin(struct purlin_req *req);

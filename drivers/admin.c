@@ -129,7 +129,8 @@ void purlin_identify_ns_fill(struct purlin_ns *ns, struct nvme_id_ns *id)
 	id->nmic = NVME_NS_NMIC_SHARED;
 	id->lbaf[0].ds = ns->blksize_shift;
 	memcpy(id->nguid, ns->nguid, sizeof(id->nguid));
-	purlin_identify_ns_limits(ns, id);
+	if (!ns->file)
+		purlin_identify_ns_limits(ns, id);
 }
 
 static bool purlin_nsid_valid(u32 nsid)

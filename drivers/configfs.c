@@ -170,8 +170,10 @@ static int purlin_check_device(const char *path)
 	ret = kern_path(path, LOOKUP_FOLLOW, &p);
 	if (ret)
 		return ret;
-	if (!S_ISBLK(d_inode(p.dentry)->i_mode))
-		ret = -ENOTBLK;
+	/* A block device, or a regular file for the file back end. */
+	if (!S_ISBLK(d_inode(p.dentry)->i_mode) &&
+	    !S_ISREG(d_inode(p.dentry)->i_mode))
+		ret = -EINVAL;
 	path_put(&p);
 	return ret;
 }
@@ -302,11 +304,37 @@ static ssize_t purlin_ns_enable_store(struct config_item *item,
 }
 CONFIGFS_ATTR(purlin_ns_, enable);
 
+static ssize_t purlin_ns_buffered_io_show(struct config_item *item,
+					  char *page)
+{
+	return sprintf(page, "%d\n", READ_ONCE(to_ns(item)->buffered_io));
+}
+
+static ssize_t purlin_ns_buffered_io_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	struct purlin_ns *ns = to_ns(item);
+	bool val;
+
+	if (kstrtobool(page, &val))
+		return -EINVAL;
+	mutex_lock(&ns->subsys->lock);
+	if (ns->enabled) {
+		mutex_unlock(&ns->subsys->lock);
+		return -EBUSY;
+	}
+	ns->buffered_io = val;
+	mutex_unlock(&ns->subsys->lock);
+	return count;
+}
+CONFIGFS_ATTR(purlin_ns_, buffered_io);
+
 static struct configfs_attribute *purlin_ns_attrs[] = {
 	&purlin_ns_attr_device_path,
 	&purlin_ns_attr_device_uuid,
 	&purlin_ns_attr_device_nguid,
 	&purlin_ns_attr_enable,
+	&purlin_ns_attr_buffered_io,
 	NULL,
 };
 

@@ -609,8 +609,14 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	return 0;
 }
 
+/*
+ * Install sq as an I/O queue of controller cntlid.  *bad_qid tells a
+ * refused queue id (not granted, or already connected) from an unknown
+ * controller.
+ */
 u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
-			     const char *hostnqn, struct purlin_sq *sq)
+			     const char *hostnqn, struct purlin_sq *sq,
+			     bool *bad_qid)
 {
 	struct purlin_ctrl *ctrl;
 	u16 status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
@@ -636,6 +642,7 @@ u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 		} else if (sq->qid > min_not_zero(ctrl->nr_io_queues, max_qid) ||
 			   ctrl->sqs[sq->qid]) {
 			status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+			*bad_qid = true;
 		} else {
 			ctrl->sqs[sq->qid] = sq;
 			sq->ctrl = ctrl;

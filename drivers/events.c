@@ -97,7 +97,7 @@ static void purlin_add_changed_ns(struct purlin_ctrl *ctrl, u32 nsid)
 /* Tell every controller of the subsystem that namespace nsid changed. */
 void purlin_subsys_ns_changed(struct purlin_subsys *subsys, u32 nsid)
 {
-	u32 result = purlin_aen_result(NVME_AER_TYPE_NOTICE,
+	u32 result = purlin_aen_result(NVME_AER_NOTICE,
 				       NVME_AER_NOTICE_NS_CHANGED,
 				       NVME_LOG_CHANGED_NS);
 	struct purlin_req *req;
@@ -144,7 +144,7 @@ u32 purlin_take_changed_ns(struct purlin_ctrl *ctrl, __le32 *list,
 /* The discovery log changed: tell discovery controllers that asked. */
 void purlin_disc_log_changed(void)
 {
-	u32 result = purlin_aen_result(NVME_AER_TYPE_NOTICE,
+	u32 result = purlin_aen_result(NVME_AER_NOTICE,
 				       NVME_AER_NOTICE_DISC_CHANGED,
 				       NVME_LOG_DISC);
 	struct purlin_subsys *disc = purlin_disc_subsys;

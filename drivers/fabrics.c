@@ -66,6 +66,7 @@ static u16 purlin_connect_io(struct purlin_req *req,
 			     struct nvmf_connect_data *d)
 {
 	struct purlin_subsys *subsys;
+	bool bad_qid = false;
 	u16 status;
 
 	subsys = purlin_find_subsys(req->sq->port, d->subsysnqn);
@@ -75,8 +76,11 @@ static u16 purlin_connect_io(struct purlin_req *req,
 		return NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
 	}
 	status = purlin_ctrl_find_install(subsys, le16_to_cpu(d->cntlid),
-					  d->hostnqn, req->sq);
-	if (status)
+					  d->hostnqn, req->sq, &bad_qid);
+	if (status && bad_qid)
+		purlin_connect_bad_param(req, false,
+			offsetof(struct nvmf_connect_command, qid));
+	else if (status)
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, cntlid));
 	purlin_subsys_put(subsys);

@@ -9,12 +9,15 @@
 
 #include "purlin.h"
 
+/* Open the namespace's backing store: a block device or a regular file. */
 int purlin_bdev_open(struct purlin_ns *ns)
 {
 	struct block_device *bdev;
 	int ret;
 
 	ret = purlin_bdev_open_path(&ns->bdev, ns->device_path);
+	if (ret == -ENOTBLK)
+		return purlin_file_open(ns);
 	if (ret) {
 		pr_err("namespace %u: cannot open %s: %d\n", ns->nsid,
 		       ns->device_path, ret);
@@ -28,7 +31,9 @@ int purlin_bdev_open(struct purlin_ns *ns)
 
 void purlin_bdev_close(struct purlin_ns *ns)
 {
-	if (ns->bdev.bdev)
+	if (ns->file)
+		purlin_file_close(ns);
+	else if (ns->bdev.bdev)
 		purlin_bdev_release(&ns->bdev);
 }
 
@@ -55,7 +60,7 @@ static u16 purlin_blk_status(struct purlin_req *req, blk_status_t sts)
 	}
 }
 
-static u16 purlin_check_lba_range(struct purlin_ns *ns, u64 slba, u64 nlb)
+u16 purlin_check_lba_range(struct purlin_ns *ns, u64 slba, u64 nlb)
 {
 	u64 nsze = ns->size >> ns->blksize_shift;
 
@@ -239,9 +244,14 @@ static u16 purlin_parse_write_zeroes(struct purlin_req *req)
 				      (u64)le16_to_cpu(wz->length) + 1);
 }
 
+/*
+ * Parse an NVM command: namespace, opcode, LBA range and data length are
+ * checked here for both back ends; the back end then picks execute().
+ */
 u16 purlin_parse_io(struct purlin_req *req)
 {
 	struct nvme_command *cmd = req->cmd;
+	u16 status;
 
 	req->ns = purlin_ns_get(req->sq->ctrl->subsys,
 				le32_to_cpu(cmd->common.nsid));
@@ -251,19 +261,26 @@ u16 purlin_parse_io(struct purlin_req *req)
 	switch (cmd->common.opcode) {
 	case nvme_cmd_read:
 	case nvme_cmd_write:
-		return purlin_parse_rw(req);
+		status = purlin_parse_rw(req);
+		break;
 	case nvme_cmd_flush:
 		req->execute = purlin_bdev_execute_flush;
-		return 0;
+		status = 0;
+		break;
 	case nvme_cmd_write_zeroes:
-		return purlin_parse_write_zeroes(req);
+		status = purlin_parse_write_zeroes(req);
+		break;
 	case nvme_cmd_dsm:
 		req->data_len = ((le32_to_cpu(cmd->dsm.nr) & 0xff) + 1) *
 				sizeof(struct nvme_dsm_range);
 		req->data_len_min = true;
 		req->execute = purlin_bdev_execute_dsm;
-		return 0;
+		status = 0;
+		break;
 	default:
 		return NVME_SC_INVALID_OPCODE | PRL_DNR;
 	}
+	if (!status && req->ns->file)
+		status = purlin_file_parse(req);
+	return status;
 }

@@ -15,6 +15,8 @@ MODULE_PARM_DESC(data_pool_mb,
 		 "Size of the data buffer pool in MiB (default 64, at least 4 MiB)");
 
 struct workqueue_struct *purlin_wq;
+/* Blocking back-end work (file back end); never waits on purlin_wq. */
+struct workqueue_struct *purlin_io_wq;
 
 /* Live objects, for tests and administrators: one line, key=value pairs. */
 static int purlin_live_get(char *buf, const struct kernel_param *kp)
@@ -47,10 +49,14 @@ static int __init purlin_init(void)
 	purlin_wq = alloc_workqueue("purlin", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!purlin_wq)
 		goto exit_pool;
+	purlin_io_wq = alloc_workqueue("purlin_io", WQ_MEM_RECLAIM | WQ_UNBOUND,
+				       0);
+	if (!purlin_io_wq)
+		goto destroy_wq;
 	purlin_disc_subsys = purlin_subsys_alloc(PURLIN_DISC_NQN,
 						 PURLIN_SUBSYS_DISCOVERY);
 	if (!purlin_disc_subsys)
-		goto destroy_wq;
+		goto destroy_io_wq;
 	ret = purlin_rdma_init();
 	if (ret)
 		goto put_disc;
@@ -64,6 +70,8 @@ exit_rdma:
 	purlin_rdma_exit();
 put_disc:
 	purlin_subsys_put(purlin_disc_subsys);
+destroy_io_wq:
+	destroy_workqueue(purlin_io_wq);
 destroy_wq:
 	destroy_workqueue(purlin_wq);
 exit_pool:
@@ -76,6 +84,7 @@ static void __exit purlin_exit(void)
 	purlin_configfs_exit();
 	purlin_rdma_exit();
 	purlin_subsys_put(purlin_disc_subsys);
+	destroy_workqueue(purlin_io_wq);
 	destroy_workqueue(purlin_wq);
 	purlin_bufpool_exit();
 	pr_info("unloaded\n");

@@ -54,6 +54,7 @@
  */
 extern struct rw_semaphore purlin_cfg_sem;
 extern struct workqueue_struct *purlin_wq;
+extern struct workqueue_struct *purlin_io_wq;
 
 /* Live object counters (core.c), shown in /sys/module/purlin/parameters/live. */
 struct purlin_counters {
@@ -151,7 +152,9 @@ struct purlin_ns {
 	/* Valid while enabled. */
 	struct percpu_ref ref;		/* one per in-flight command */
 	struct completion disable_done;
-	struct purlin_bdev bdev;
+	struct purlin_bdev bdev;	/* block back end, or */
+	struct file *file;		/* file back end */
+	bool buffered_io;		/* file: page cache, not O_DIRECT */
 	u64 size;			/* bytes */
 	u8 blksize_shift;
 };
@@ -243,6 +246,8 @@ struct purlin_req {
 
 	void (*execute)(struct purlin_req *req);
 
+	struct kiocb iocb;		/* file back end */
+	struct work_struct work;	/* file back end: blocking operations */
 	struct bio bio;
 	struct bio_vec bvec[PRL_MAX_CHUNKS + 1];
 };
@@ -288,7 +293,8 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 		      const char *hostnqn, const uuid_t *hostid, u32 kato,
 		      struct purlin_ctrl **ctrlp);
 u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
-			     const char *hostnqn, struct purlin_sq *sq);
+			     const char *hostnqn, struct purlin_sq *sq,
+			     bool *bad_qid);
 void purlin_ctrl_put(struct purlin_ctrl *ctrl);
 void purlin_ctrl_fatal(struct purlin_ctrl *ctrl);
 void purlin_ctrl_keep_alive(struct purlin_ctrl *ctrl);
@@ -317,7 +323,12 @@ void purlin_complete_log(struct purlin_req *req, const void *log,
 
 int purlin_bdev_open(struct purlin_ns *ns);
 void purlin_bdev_close(struct purlin_ns *ns);
-u16 purlin_bdev_parse(struct purlin_req *req);
+u16 purlin_check_lba_range(struct purlin_ns *ns, u64 slba, u64 nlb);
+
+/* io-file.c */
+int purlin_file_open(struct purlin_ns *ns);
+void purlin_file_close(struct purlin_ns *ns);
+u16 purlin_file_parse(struct purlin_req *req);
 
 /* bufpool.c: bounded pool of data buffer chunks. */
 struct purlin_buf_waiter {

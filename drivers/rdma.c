@@ -265,6 +265,23 @@ static void prl_post_failed(struct prl_rdma_rsp *rsp, const char *what,
 	prl_queue_disconnect(queue);
 }
 
+/*
+ * A work request failed.  Flushes are expected while the queue is being
+ * torn down; on a live queue they mean the QP went to the error state
+ * (for instance an unsignalled RDMA WRITE of read data failed: its own
+ * completion is never reported), so the queue goes too.
+ */
+static void prl_wc_error(struct prl_rdma_queue *queue, struct ib_wc *wc,
+			 const char *what)
+{
+	if (wc->status == IB_WC_WR_FLUSH_ERR && prl_queue_dying(queue))
+		return;
+	pr_err("queue %u: %s failed: %s (%d); disconnecting\n",
+	       queue->host_qid, what, ib_wc_status_msg(wc->status),
+	       wc->status);
+	prl_queue_disconnect(queue);
+}
+
 /* ---- receive path -------------------------------------------------------- */
 
 static int prl_post_recv(struct prl_rdma_queue *queue,
@@ -295,12 +312,7 @@ static void prl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_err("queue %u: receive failed: %s (%d)\n",
-			       queue->host_qid,
-			       ib_wc_status_msg(wc->status), wc->status);
-			prl_queue_disconnect(queue);
-		}
+		prl_wc_error(queue, wc, "receive");
 		return;
 	}
 	if (unlikely(wc->byte_len < sizeof(struct nvme_command))) {
@@ -465,12 +477,8 @@ static void prl_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct prl_rdma_queue *queue = rsp->queue;
 
 	atomic_add(prl_send_credits(rsp), &queue->sq_wr_avail);
-	if (unlikely(wc->status != IB_WC_SUCCESS &&
-		     wc->status != IB_WC_WR_FLUSH_ERR)) {
-		pr_err("queue %u: send failed: %s (%d)\n", queue->host_qid,
-		       ib_wc_status_msg(wc->status), wc->status);
-		prl_queue_disconnect(queue);
-	}
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		prl_wc_error(queue, wc, "send");
 	prl_kick_waiters(queue);
 	prl_release_rsp(rsp);
 }
@@ -488,12 +496,7 @@ static void prl_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* Unmap before the back end reads what the host sent. */
 	prl_rw_destroy(rsp);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_err("queue %u: RDMA READ failed: %s (%d)\n",
-			       queue->host_qid,
-			       ib_wc_status_msg(wc->status), wc->status);
-			prl_queue_disconnect(queue);
-		}
+		prl_wc_error(queue, wc, "RDMA READ");
 		purlin_req_complete(&rsp->req, NVME_SC_DATA_XFER_ERROR);
 		return;
 	}
@@ -619,7 +622,7 @@ static void prl_wait_work(struct work_struct *work)
 }
 
 static u16 prl_map_keyed(struct prl_rdma_rsp *rsp,
-			 struct nvme_keyed_sgl_desc *sgl)
+			 struct nvme_keyed_sgl_desc *sgl, bool invalidate)
 {
 	struct purlin_req *req = &rsp->req;
 	u32 len = get_unaligned_le24(sgl->length);
@@ -630,6 +633,8 @@ static u16 prl_map_keyed(struct prl_rdma_rsp *rsp,
 	rsp->remote_addr = le64_to_cpu(sgl->addr);
 	rsp->rkey = get_unaligned_le32(sgl->key);
 	rsp->keyed = true;
+	/* Only ever the key of this command's own descriptor. */
+	rsp->invalidate = invalidate;
 	return 0;
 }
 
@@ -666,10 +671,9 @@ static u16 prl_map_sgl(struct prl_rdma_rsp *rsp)
 
 	switch (sgl->type) {
 	case NVME_KEY_SGL_FMT_DATA_DESC << 4 | NVME_SGL_FMT_INVALIDATE:
-		rsp->invalidate = true;
-		fallthrough;
+		return prl_map_keyed(rsp, ksgl, true);
 	case NVME_KEY_SGL_FMT_DATA_DESC << 4 | NVME_SGL_FMT_ADDRESS:
-		return prl_map_keyed(rsp, ksgl);
+		return prl_map_keyed(rsp, ksgl, false);
 	case NVME_SGL_FMT_DATA_DESC << 4 | NVME_SGL_FMT_OFFSET:
 		if (!rsp->queue->inline_data_size)
 			return NVME_SC_SGL_INVALID_TYPE | PRL_DNR;

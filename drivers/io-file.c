@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * File back end: a namespace whose device_path names a regular file.  By
+ * default the file is opened with O_DIRECT and reads and writes are
+ * asynchronous kiocbs on the request's own bio_vec table; with buffered_io
+ * they go through the page cache, synchronously, on purlin_io_wq (as do
+ * flush -> fsync, Write Zeroes -> fallocate(ZERO_RANGE) and Dataset
+ * Management deallocate -> fallocate(PUNCH_HOLE)), so the completion
+ * workers never block on the file system.
+ */
+#define pr_fmt(fmt) "purlin: " fmt
+
+#include <linux/fs.h>
+#include <linux/uio.h>
+#include <linux/falloc.h>
+
+#include "purlin.h"
+
+int purlin_file_open(struct purlin_ns *ns)
+{
+	int flags = O_RDWR | O_LARGEFILE | (ns->buffered_io ? 0 : O_DIRECT);
+	struct file *file;
+
+	file = filp_open(ns->device_path, flags, 0);
+	if (IS_ERR(file)) {
+		int ret = PTR_ERR(file);
+
+		pr_err("namespace %u: cannot open %s%s: %d%s\n", ns->nsid,
+		       ns->device_path, ns->buffered_io ? "" : " for direct I/O",
+		       ret, ret == -EINVAL && !ns->buffered_io ?
+		       " (the file system may not support O_DIRECT: set buffered_io)" : "");
+		return ret;
+	}
+	if (!S_ISREG(file_inode(file)->i_mode)) {
+		fput(file);
+		return -EINVAL;
+	}
+	ns->file = file;
+	ns->size = i_size_read(file_inode(file));
+	/* The file system's block size, at most 4 KiB, as the LBA size. */
+	ns->blksize_shift = min_t(u8, file_inode(file)->i_blkbits, 12);
+	return 0;
+}
+
+void purlin_file_close(struct purlin_ns *ns)
+{
+	fput(ns->file);
+	ns->file = NULL;
+}
+
+static u16 purlin_file_status(struct purlin_req *req, long ret, size_t len)
+{
+	bool write = req->cmd->common.opcode == nvme_cmd_write;
+
+	if (ret == len)
+		return 0;
+	switch (ret) {
+	case -ENOSPC:
+		return NVME_SC_CAP_EXCEEDED | PRL_DNR;
+	case -EOPNOTSUPP:
+		return NVME_SC_INVALID_OPCODE | PRL_DNR;
+	case -EFBIG:
+		return NVME_SC_LBA_RANGE | PRL_DNR;
+	default:
+		/* An error, or a short transfer. */
+		return write ? NVME_SC_WRITE_FAULT : NVME_SC_READ_ERROR;
+	}
+}
+
+static void purlin_file_rw_done(struct kiocb *iocb, long ret)
+{
+	struct purlin_req *req = container_of(iocb, struct purlin_req, iocb);
+
+	purlin_req_complete(req, purlin_file_status(req, ret,
+						    req->data_len));
+}
+
+/* Start the read or write; the kiocb completes it (now or later). */
+static void purlin_file_submit_rw(struct purlin_req *req, bool sync)
+{
+	struct purlin_ns *ns = req->ns;
+	struct file *file = ns->file;
+	bool write = req->cmd->common.opcode == nvme_cmd_write;
+	struct iov_iter iter;
+	struct scatterlist *sg;
+	ssize_t ret;
+	int i;
+
+	for_each_sg(req->sg, sg, req->sg_cnt, i) {
+		req->bvec[i].bv_page = sg_page(sg);
+		req->bvec[i].bv_len = sg->length;
+		req->bvec[i].bv_offset = sg->offset;
+	}
+	iov_iter_bvec(&iter, write ? WRITE : READ, req->bvec, req->sg_cnt,
+		      req->data_len);
+
+	init_sync_kiocb(&req->iocb, file);
+	req->iocb.ki_pos = le64_to_cpu(req->cmd->rw.slba) << ns->blksize_shift;
+	if (!sync)
+		req->iocb.ki_complete = purlin_file_rw_done;
+	if (write && (req->cmd->rw.control & cpu_to_le16(NVME_RW_FUA)))
+		req->iocb.ki_flags |= IOCB_DSYNC;
+
+	if (write)
+		ret = file->f_op->write_iter(&req->iocb, &iter);
+	else
+		ret = file->f_op->read_iter(&req->iocb, &iter);
+	if (ret != -EIOCBQUEUED)
+		purlin_file_rw_done(&req->iocb, ret);
+}
+
+/* fallocate() on the LBA range [slba, slba + nlb). */
+static u16 purlin_file_fallocate(struct purlin_req *req, int mode, u64 slba,
+				 u64 nlb)
+{
+	struct purlin_ns *ns = req->ns;
+	int ret;
+
+	if (!nlb)
+		return 0;
+	ret = vfs_fallocate(ns->file, mode | FALLOC_FL_KEEP_SIZE,
+			    slba << ns->blksize_shift, nlb << ns->blksize_shift);
+	return ret ? purlin_file_status(req, ret, 0) : 0;
+}
+
+static u16 purlin_file_dsm(struct purlin_req *req)
+{
+	u32 nr = (le32_to_cpu(req->cmd->dsm.nr) & 0xff) + 1;
+	struct nvme_dsm_range range;
+	u16 status = 0;
+	u32 i;
+
+	if (!(le32_to_cpu(req->cmd->dsm.attributes) & NVME_DSMGMT_AD))
+		return 0;
+	for (i = 0; !status && i < nr; i++) {
+		status = purlin_copy_from_sg(req, i * sizeof(range), &range,
+					     sizeof(range));
+		if (!status)
+			status = purlin_check_lba_range(req->ns,
+					le64_to_cpu(range.slba),
+					le32_to_cpu(range.nlb));
+		if (!status)
+			status = purlin_file_fallocate(req, FALLOC_FL_PUNCH_HOLE,
+					le64_to_cpu(range.slba),
+					le32_to_cpu(range.nlb));
+	}
+	return status;
+}
+
+/* Everything that blocks runs here, on purlin_io_wq. */
+static void purlin_file_work(struct work_struct *work)
+{
+	struct purlin_req *req = container_of(work, struct purlin_req, work);
+	struct nvme_command *cmd = req->cmd;
+	u16 status;
+
+	switch (cmd->common.opcode) {
+	case nvme_cmd_read:
+	case nvme_cmd_write:
+		purlin_file_submit_rw(req, true);
+		return;
+	case nvme_cmd_flush:
+		status = vfs_fsync(req->ns->file, 1) ? NVME_SC_WRITE_FAULT : 0;
+		break;
+	case nvme_cmd_write_zeroes:
+		status = purlin_file_fallocate(req, FALLOC_FL_ZERO_RANGE,
+				le64_to_cpu(cmd->write_zeroes.slba),
+				(u64)le16_to_cpu(cmd->write_zeroes.length) + 1);
+		/* No ZERO_RANGE (tmpfs): a punched hole reads as zeroes. */
+		if (status == (NVME_SC_INVALID_OPCODE | PRL_DNR))
+			status = purlin_file_fallocate(req,
+				FALLOC_FL_PUNCH_HOLE,
+				le64_to_cpu(cmd->write_zeroes.slba),
+				(u64)le16_to_cpu(cmd->write_zeroes.length) + 1);
+		break;
+	case nvme_cmd_dsm:
+		status = purlin_file_dsm(req);
+		break;
+	default:
+		status = NVME_SC_INVALID_OPCODE | PRL_DNR;
+	}
+	purlin_req_complete(req, status);
+}
+
+static void purlin_file_execute(struct purlin_req *req)
+{
+	u8 op = req->cmd->common.opcode;
+
+	if ((op == nvme_cmd_read || op == nvme_cmd_write) &&
+	    !req->ns->buffered_io) {
+		purlin_file_submit_rw(req, false);
+		return;
+	}
+	INIT_WORK(&req->work, purlin_file_work);
+	queue_work(purlin_io_wq, &req->work);
+}
+
+/* Called by purlin_parse_io() once the generic checks passed. */
+u16 purlin_file_parse(struct purlin_req *req)
+{
+	req->execute = purlin_file_execute;
+	return 0;
+}

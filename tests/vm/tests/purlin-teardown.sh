@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+# Configuration changes while a host is connected and busy: unlink the
+# subsystem from the port under I/O, host resets, RDMA device removal and
+# re-adding, rmmod refused while configured.  Nothing hangs or crashes,
+# the host comes back, data verifies, everything is freed.
+# timeout: 420
+
+NQN=nqn.2026-11.io.purlin.test:teardown
+P=$PURLIN_CFS/ports/1
+LIVE=/sys/module/purlin/parameters/live
+brd_create 64
+purlin_export $NQN /dev/ram0 1
+
+wait_idle() {
+	wait_for "grep -q 'ctrls=0 queues=0 reqs=0' $LIVE" ${1:-150} ||
+		fail "objects left: $(cat $LIVE)"
+}
+
+# Fast reconnects so the test does not wait for the host's defaults.
+connect_fast() {
+	nvme_connect $NQN 4420 --reconnect-delay=1 --ctrl-loss-tmo=60 \
+		--keep-alive-tmo=5
+}
+
+dev=$(connect_fast)
+ctrl=$(basename $(ctrl_of $dev))
+
+log "rmmod is refused while configured, and harms nothing"
+expect_fail rmmod purlin
+fio_verify "$dev" 4k 8 2M
+
+log "host resets, three times, with verify in between"
+for i in 1 2 3; do
+	nvme reset /dev/$ctrl
+	wait_for "[ \"\$(cat /sys/class/nvme/$ctrl/state)\" = live ]" 300
+	fio_verify "$dev" 4k 8 2M
+done
+
+log "unlink the subsystem from the port under I/O"
+fio --name=bg --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
+	--bs=4k --iodepth=16 --time_based --runtime=60 > /dev/null 2>&1 &
+fiopid=$!
+sleep 2
+rm $P/subsystems/$NQN
+wait_for "! grep -q 'ctrls=[1-9]' $LIVE" 150
+log "controllers gone: $(cat $LIVE)"
+log "relink: the host reconnects by itself"
+purlin_link 1 $NQN
+wait_for "[ \"\$(cat /sys/class/nvme/$ctrl/state)\" = live ]" 300
+kill $fiopid 2>/dev/null || true
+wait $fiopid 2>/dev/null || true
+fio_verify "$dev" 4k 8 2M
+
+log "RDMA device removal with the host connected, then re-adding it"
+fio --name=bg --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
+	--bs=4k --iodepth=16 --time_based --runtime=60 > /dev/null 2>&1 &
+fiopid=$!
+sleep 2
+rdma link delete rxe0
+wait_for "grep -q 'queues=0' $LIVE" 300
+log "queues gone: $(cat $LIVE)"
+# (the host holds fio's I/O while it reconnects: re-add before waiting)
+rdma link add rxe0 type rxe netdev eth0
+wait_for "[ \"\$(cat /sys/class/nvme/$ctrl/state)\" = live ]" 600
+log "host reconnected after the device came back"
+kill $fiopid 2>/dev/null || true
+wait $fiopid 2>/dev/null || true
+fio_verify "$dev" 4k 8 2M
+
+nvme_disconnect $NQN
+wait_idle
+purlin_clear

@@ -22,7 +22,7 @@ static const struct pl_object *const objects[] = {
 	&pl_obj_save,
 	&pl_obj_restore,
 	&pl_obj_clear,
-	/* Part 2 adds the "net" object (netlink tuning) here. */
+	&pl_obj_net,
 };
 
 static void print_usage(FILE *f)

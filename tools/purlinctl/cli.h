@@ -124,5 +124,6 @@ extern const struct pl_object pl_obj_host;
 extern const struct pl_object pl_obj_save;
 extern const struct pl_object pl_obj_restore;
 extern const struct pl_object pl_obj_clear;
+extern const struct pl_object pl_obj_net;
 
 #endif

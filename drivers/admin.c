@@ -56,8 +56,9 @@ static void purlin_identify_ctrl(struct purlin_req *req)
 	id->acl = 3;
 	id->aerl = PRL_AERL - 1;
 	id->frmw = 1 << 1 | 1;		/* one slot, read-only */
-	id->lpa = 1 << 2;		/* extended data for Get Log Page */
-	id->elpe = 0;
+	/* SMART per namespace, effects log, extended data. */
+	id->lpa = NVME_CTRL_LPA_CMD_EFFECTS_LOG | 1 << 0 | 1 << 2;
+	id->elpe = PRL_ERR_SLOTS - 1;
 	id->sqes = 6 << 4 | 6;
 	id->cqes = 4 << 4 | 4;
 	id->maxcmd = cpu_to_le16(port->max_queue_size);
@@ -282,18 +283,6 @@ void purlin_complete_log(struct purlin_req *req, const void *log,
 	purlin_req_complete(req, purlin_zero_sg(req, n, len - n));
 }
 
-static void purlin_log_zeroes(struct purlin_req *req, size_t size)
-{
-	void *buf = kzalloc(size, GFP_KERNEL);
-
-	if (!buf) {
-		purlin_req_complete(req, NVME_SC_INTERNAL);
-		return;
-	}
-	purlin_complete_log(req, buf, size);
-	kfree(buf);
-}
-
 static void purlin_log_fw_slot(struct purlin_req *req)
 {
 	struct nvme_fw_slot_info_log *log;
@@ -328,14 +317,79 @@ static void purlin_log_changed_ns(struct purlin_req *req)
 	kfree(list);
 }
 
+static void purlin_log_errors(struct purlin_req *req)
+{
+	size_t size = PRL_ERR_SLOTS * sizeof(struct nvme_error_slot);
+	struct nvme_error_slot *log = kzalloc(size, GFP_KERNEL);
+
+	if (!log) {
+		purlin_req_complete(req, NVME_SC_INTERNAL);
+		return;
+	}
+	purlin_error_log(req->sq->ctrl, log);
+	purlin_complete_log(req, log, size);
+	kfree(log);
+}
+
+static void purlin_log_smart(struct purlin_req *req)
+{
+	struct nvme_smart_log *log = kzalloc(sizeof(*log), GFP_KERNEL);
+	u16 status;
+
+	if (!log) {
+		purlin_req_complete(req, NVME_SC_INTERNAL);
+		return;
+	}
+	status = purlin_smart_log(req->sq->ctrl,
+				  le32_to_cpu(req->cmd->get_log_page.nsid), log);
+	if (status)
+		purlin_req_complete(req, status);
+	else
+		purlin_complete_log(req, log, sizeof(*log));
+	kfree(log);
+}
+
+/* Commands Supported and Effects: what this target implements. */
+static void purlin_log_effects(struct purlin_req *req)
+{
+	static const u8 admin[] = {
+		nvme_admin_get_log_page, nvme_admin_identify,
+		nvme_admin_abort_cmd, nvme_admin_set_features,
+		nvme_admin_get_features, nvme_admin_async_event,
+		nvme_admin_keep_alive,
+	};
+	static const u8 io_lbcc[] = {
+		nvme_cmd_write, nvme_cmd_write_zeroes, nvme_cmd_dsm,
+	};
+	struct nvme_effects_log *log = kzalloc(sizeof(*log), GFP_KERNEL);
+	int i;
+
+	if (!log) {
+		purlin_req_complete(req, NVME_SC_INTERNAL);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(admin); i++)
+		log->acs[admin[i]] = cpu_to_le32(NVME_CMD_EFFECTS_CSUPP);
+	log->iocs[nvme_cmd_read] = cpu_to_le32(NVME_CMD_EFFECTS_CSUPP);
+	log->iocs[nvme_cmd_flush] = cpu_to_le32(NVME_CMD_EFFECTS_CSUPP);
+	for (i = 0; i < ARRAY_SIZE(io_lbcc); i++)
+		log->iocs[io_lbcc[i]] = cpu_to_le32(NVME_CMD_EFFECTS_CSUPP |
+						    NVME_CMD_EFFECTS_LBCC);
+	purlin_complete_log(req, log, sizeof(*log));
+	kfree(log);
+}
+
 static void purlin_execute_get_log_page(struct purlin_req *req)
 {
 	switch (req->cmd->get_log_page.lid) {
 	case NVME_LOG_ERROR:
-		purlin_log_zeroes(req, sizeof(struct nvme_error_slot));
+		purlin_log_errors(req);
 		return;
 	case NVME_LOG_SMART:
-		purlin_log_zeroes(req, sizeof(struct nvme_smart_log));
+		purlin_log_smart(req);
+		return;
+	case NVME_LOG_CMD_EFFECTS:
+		purlin_log_effects(req);
 		return;
 	case NVME_LOG_FW_SLOT:
 		purlin_log_fw_slot(req);

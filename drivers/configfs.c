@@ -329,12 +329,26 @@ static ssize_t purlin_ns_buffered_io_store(struct config_item *item,
 }
 CONFIGFS_ATTR(purlin_ns_, buffered_io);
 
+/* I/O counters of the namespace (read-only; not a configuration value). */
+static ssize_t purlin_ns_stats_show(struct config_item *item, char *page)
+{
+	struct purlin_io_stats sum;
+	int n;
+
+	purlin_stats_sum(to_ns(item)->stats, &sum);
+	n = purlin_stats_show(&sum, page, PAGE_SIZE - 1);
+	page[n++] = '\n';
+	return n;
+}
+CONFIGFS_ATTR_RO(purlin_ns_, stats);
+
 static struct configfs_attribute *purlin_ns_attrs[] = {
 	&purlin_ns_attr_device_path,
 	&purlin_ns_attr_device_uuid,
 	&purlin_ns_attr_device_nguid,
 	&purlin_ns_attr_enable,
 	&purlin_ns_attr_buffered_io,
+	&purlin_ns_attr_stats,
 	NULL,
 };
 
@@ -343,6 +357,7 @@ static void purlin_ns_release(struct config_item *item)
 	struct purlin_ns *ns = to_ns(item);
 
 	kfree(ns->device_path);
+	purlin_stats_free(ns->stats);
 	purlin_subsys_put(ns->subsys);
 	kfree(ns);
 }
@@ -370,6 +385,11 @@ static struct config_group *purlin_ns_make(struct config_group *group,
 	ns = kzalloc(sizeof(*ns), GFP_KERNEL);
 	if (!ns)
 		return ERR_PTR(-ENOMEM);
+	ns->stats = purlin_stats_alloc();
+	if (!ns->stats) {
+		kfree(ns);
+		return ERR_PTR(-ENOMEM);
+	}
 	ns->nsid = nsid;
 	ns->subsys = subsys;
 	mutex_init(&ns->enable_lock);
@@ -682,6 +702,41 @@ static ssize_t purlin_subsys_attr_ieee_oui_store(struct config_item *item,
 }
 CONFIGFS_ATTR(purlin_subsys_, attr_ieee_oui);
 
+/*
+ * The subsystem's controllers, one line each, with their I/O counters
+ * (read-only; not a configuration value).
+ */
+static ssize_t purlin_subsys_controllers_show(struct config_item *item,
+					      char *page)
+{
+	struct purlin_subsys *subsys = to_subsys(item);
+	struct purlin_io_stats sum;
+	struct purlin_ctrl *ctrl;
+	ssize_t n = 0;
+	int q, queues;
+
+	mutex_lock(&subsys->lock);
+	list_for_each_entry(ctrl, &subsys->ctrls, entry) {
+		if (n > PAGE_SIZE - 512)
+			break;
+		mutex_lock(&ctrl->lock);
+		for (queues = 0, q = 0; q <= PRL_MAX_QID; q++)
+			queues += !!ctrl->sqs[q];
+		mutex_unlock(&ctrl->lock);
+		purlin_stats_sum(ctrl->stats, &sum);
+		n += scnprintf(page + n, PAGE_SIZE - n,
+			       "cntlid=%u host=%s port=%u queues=%d kato_ms=%u ",
+			       ctrl->cntlid, ctrl->hostnqn,
+			       le16_to_cpu(ctrl->port->disc_addr.portid),
+			       queues, ctrl->kato);
+		n += purlin_stats_show(&sum, page + n, PAGE_SIZE - n - 1);
+		page[n++] = '\n';
+	}
+	mutex_unlock(&subsys->lock);
+	return n;
+}
+CONFIGFS_ATTR_RO(purlin_subsys_, controllers);
+
 static struct configfs_attribute *purlin_subsys_attrs[] = {
 	&purlin_subsys_attr_attr_allow_any_host,
 	&purlin_subsys_attr_attr_serial,
@@ -692,6 +747,7 @@ static struct configfs_attribute *purlin_subsys_attrs[] = {
 	&purlin_subsys_attr_attr_cntlid_max,
 	&purlin_subsys_attr_attr_qid_max,
 	&purlin_subsys_attr_attr_ieee_oui,
+	&purlin_subsys_attr_controllers,
 	NULL,
 };
 

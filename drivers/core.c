@@ -171,6 +171,7 @@ void purlin_req_complete(struct purlin_req *req, u16 status)
 	req->cqe->sq_id = cpu_to_le16(sq->qid);
 	req->cqe->sq_head = cpu_to_le16(sq->sqhd_disabled ? 0xffff :
 					READ_ONCE(sq->sqhd));
+	purlin_stats_account(req, status);
 	if (req->ns) {
 		purlin_ns_put(req->ns);
 		req->ns = NULL;
@@ -568,11 +569,18 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	ctrl = kzalloc(sizeof(*ctrl), GFP_KERNEL);
 	if (!ctrl)
 		return NVME_SC_INTERNAL;
+	ctrl->stats = purlin_stats_alloc();
+	if (!ctrl->stats) {
+		kfree(ctrl);
+		return NVME_SC_INTERNAL;
+	}
+	spin_lock_init(&ctrl->err_lock);
 	down_read(&purlin_cfg_sem);
 	id = ida_alloc_range(&subsys->cntlid_ida, subsys->cntlid_min,
 			     subsys->cntlid_max, GFP_KERNEL);
 	up_read(&purlin_cfg_sem);
 	if (id < 0) {
+		purlin_stats_free(ctrl->stats);
 		kfree(ctrl);
 		return NVME_SC_CONNECT_CTRL_BUSY | PRL_DNR;
 	}
@@ -669,6 +677,7 @@ static void purlin_ctrl_release(struct kref *ref)
 	ida_free(&subsys->cntlid_ida, ctrl->cntlid);
 	pr_info("controller %u of %s freed\n", ctrl->cntlid,
 		subsys->subsysnqn);
+	purlin_stats_free(ctrl->stats);
 	kfree(ctrl);
 	purlin_subsys_put(subsys);
 	atomic_dec(&purlin_live.ctrls);

@@ -40,6 +40,7 @@
 #define PRL_AERL		4	/* async event requests held */
 #define PRL_DISC_KATO_MS	120000
 #define PRL_MAX_QID		128
+#define PRL_ERR_SLOTS		64	/* error log entries per controller */
 
 /* Data buffers come from the pool in chunks of this size (see bufpool.c). */
 #define PRL_CHUNK_ORDER		4
@@ -70,6 +71,15 @@ extern struct purlin_counters purlin_live;
 struct purlin_req;
 struct purlin_ctrl;
 struct purlin_port;
+
+/* I/O counters, per CPU (stats.c). */
+struct purlin_io_stats {
+	u64 read_cmds;
+	u64 read_bytes;
+	u64 write_cmds;
+	u64 write_bytes;
+	u64 errors;
+};
 
 /* A transport: the core calls these; the transport calls purlin_req_*(). */
 struct purlin_transport_ops {
@@ -155,6 +165,7 @@ struct purlin_ns {
 	struct purlin_bdev bdev;	/* block back end, or */
 	struct file *file;		/* file back end */
 	bool buffered_io;		/* file: page cache, not O_DIRECT */
+	struct purlin_io_stats __percpu *stats;	/* for the object's life */
 	u64 size;			/* bytes */
 	u8 blksize_shift;
 };
@@ -216,6 +227,12 @@ struct purlin_ctrl {
 	u32 changed_ns[NVME_MAX_CHANGED_NAMESPACES];
 	u32 nr_changed_ns;
 	bool ns_aen_masked;		/* until the host reads the log */
+
+	struct purlin_io_stats __percpu *stats;
+	/* Guards err_log and err_count; taken in any context. */
+	spinlock_t err_lock;
+	struct nvme_error_slot err_log[PRL_ERR_SLOTS];
+	u64 err_count;
 
 	u32 kato;			/* ms, 0 = none */
 	bool ka_seen;			/* traffic since the last check */
@@ -301,6 +318,17 @@ void purlin_ctrl_keep_alive(struct purlin_ctrl *ctrl);
 void purlin_ctrl_set_cc(struct purlin_ctrl *ctrl, u32 cc);
 int purlin_transport_register(const struct purlin_transport_ops *ops);
 void purlin_transport_unregister(const struct purlin_transport_ops *ops);
+
+/* stats.c */
+struct purlin_io_stats __percpu *purlin_stats_alloc(void);
+void purlin_stats_free(struct purlin_io_stats __percpu *stats);
+void purlin_stats_sum(struct purlin_io_stats __percpu *stats,
+		      struct purlin_io_stats *sum);
+int purlin_stats_show(struct purlin_io_stats *s, char *buf, size_t size);
+void purlin_stats_account(struct purlin_req *req, u16 status);
+u32 purlin_error_log(struct purlin_ctrl *ctrl, struct nvme_error_slot *out);
+u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,
+		     struct nvme_smart_log *log);
 
 /* events.c: asynchronous event notifications */
 void purlin_aer_queue(struct purlin_ctrl *ctrl, struct purlin_req *req);

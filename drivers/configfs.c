@@ -329,6 +329,20 @@ static ssize_t purlin_ns_buffered_io_store(struct config_item *item,
 }
 CONFIGFS_ATTR(purlin_ns_, buffered_io);
 
+/* Writing 1 re-reads the backing size and tells hosts if it changed. */
+static ssize_t purlin_ns_revalidate_size_store(struct config_item *item,
+					       const char *page, size_t count)
+{
+	bool val;
+	int ret;
+
+	if (kstrtobool(page, &val) || !val)
+		return -EINVAL;
+	ret = purlin_ns_revalidate(to_ns(item));
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR_WO(purlin_ns_, revalidate_size);
+
 /* I/O counters of the namespace (read-only; not a configuration value). */
 static ssize_t purlin_ns_stats_show(struct config_item *item, char *page)
 {
@@ -348,6 +362,7 @@ static struct configfs_attribute *purlin_ns_attrs[] = {
 	&purlin_ns_attr_device_nguid,
 	&purlin_ns_attr_enable,
 	&purlin_ns_attr_buffered_io,
+	&purlin_ns_attr_revalidate_size,
 	&purlin_ns_attr_stats,
 	NULL,
 };
@@ -838,26 +853,55 @@ static struct purlin_port *to_port(struct config_item *item)
 	return container_of(to_config_group(item), struct purlin_port, group);
 }
 
+static const struct config_item_type purlin_referral_type;
+
+static struct purlin_referral *to_referral(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct purlin_referral,
+			    group);
+}
+
 /*
- * Run fn on the port's address under purlin_cfg_sem, refusing changes
- * while the port is enabled.
+ * The address a port or a referral item stands for, and the flag that
+ * freezes it (an enabled port or referral keeps its address).
+ */
+static struct nvmf_disc_rsp_page_entry *purlin_item_addr(struct config_item *item,
+							 bool **enabled)
+{
+	if (item->ci_type == &purlin_referral_type) {
+		struct purlin_referral *ref = to_referral(item);
+
+		if (enabled)
+			*enabled = &ref->enabled;
+		return &ref->addr;
+	}
+	if (enabled)
+		*enabled = &to_port(item)->enabled;
+	return &to_port(item)->disc_addr;
+}
+
+/*
+ * Run fn on the item's address under purlin_cfg_sem, refusing changes
+ * while the port or referral is enabled.
  */
 static ssize_t purlin_port_addr_store(struct config_item *item,
 				      const char *page, size_t count,
-				      int (*fn)(struct purlin_port *port,
+				      int (*fn)(struct nvmf_disc_rsp_page_entry *a,
 						const char *val))
 {
-	struct purlin_port *port = to_port(item);
+	struct nvmf_disc_rsp_page_entry *a;
 	char buf[NVMF_TRADDR_SIZE];
+	bool *enabled;
 	int ret;
 
 	if (purlin_strip(buf, sizeof(buf), page, count) < 0)
 		return -EINVAL;
 	down_write(&purlin_cfg_sem);
-	if (port->enabled)
+	a = purlin_item_addr(item, &enabled);
+	if (*enabled)
 		ret = -EACCES;
 	else
-		ret = fn(port, buf);
+		ret = fn(a, buf);
 	up_write(&purlin_cfg_sem);
 	return ret ? ret : count;
 }
@@ -865,18 +909,19 @@ static ssize_t purlin_port_addr_store(struct config_item *item,
 static ssize_t purlin_port_addr_trtype_show(struct config_item *item,
 					    char *page)
 {
-	return sprintf(page, "%s\n", to_port(item)->disc_addr.trtype ==
+	return sprintf(page, "%s\n", purlin_item_addr(item, NULL)->trtype ==
 		       NVMF_TRTYPE_RDMA ? "rdma" : "");
 }
 
-static int purlin_set_trtype(struct purlin_port *port, const char *val)
+static int purlin_set_trtype(struct nvmf_disc_rsp_page_entry *a,
+			     const char *val)
 {
 	if (strcmp(val, "rdma"))
 		return -EINVAL;
-	port->disc_addr.trtype = NVMF_TRTYPE_RDMA;
-	port->disc_addr.tsas.rdma.qptype = NVMF_RDMA_QPTYPE_CONNECTED;
-	port->disc_addr.tsas.rdma.prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
-	port->disc_addr.tsas.rdma.cms = NVMF_RDMA_CMS_RDMA_CM;
+	a->trtype = NVMF_TRTYPE_RDMA;
+	a->tsas.rdma.qptype = NVMF_RDMA_QPTYPE_CONNECTED;
+	a->tsas.rdma.prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
+	a->tsas.rdma.cms = NVMF_RDMA_CMS_RDMA_CM;
 	return 0;
 }
 
@@ -890,7 +935,7 @@ CONFIGFS_ATTR(purlin_port_, addr_trtype);
 static ssize_t purlin_port_addr_adrfam_show(struct config_item *item,
 					    char *page)
 {
-	switch (to_port(item)->disc_addr.adrfam) {
+	switch (purlin_item_addr(item, NULL)->adrfam) {
 	case NVMF_ADDR_FAMILY_IP4:
 		return sprintf(page, "ipv4\n");
 	case NVMF_ADDR_FAMILY_IP6:
@@ -900,12 +945,13 @@ static ssize_t purlin_port_addr_adrfam_show(struct config_item *item,
 	}
 }
 
-static int purlin_set_adrfam(struct purlin_port *port, const char *val)
+static int purlin_set_adrfam(struct nvmf_disc_rsp_page_entry *a,
+			     const char *val)
 {
 	if (!strcmp(val, "ipv4"))
-		port->disc_addr.adrfam = NVMF_ADDR_FAMILY_IP4;
+		a->adrfam = NVMF_ADDR_FAMILY_IP4;
 	else if (!strcmp(val, "ipv6"))
-		port->disc_addr.adrfam = NVMF_ADDR_FAMILY_IP6;
+		a->adrfam = NVMF_ADDR_FAMILY_IP6;
 	else
 		return -EINVAL;
 	return 0;
@@ -921,21 +967,22 @@ CONFIGFS_ATTR(purlin_port_, addr_adrfam);
 static ssize_t purlin_port_addr_traddr_show(struct config_item *item,
 					    char *page)
 {
-	return sprintf(page, "%s\n", to_port(item)->disc_addr.traddr);
+	return sprintf(page, "%s\n", purlin_item_addr(item, NULL)->traddr);
 }
 
-static int purlin_set_traddr(struct purlin_port *port, const char *val)
+static int purlin_set_traddr(struct nvmf_disc_rsp_page_entry *a,
+			     const char *val)
 {
 	u8 addr[16];
 	bool ok;
 
-	if (port->disc_addr.adrfam == NVMF_ADDR_FAMILY_IP6)
+	if (a->adrfam == NVMF_ADDR_FAMILY_IP6)
 		ok = in6_pton(val, -1, addr, -1, NULL);
 	else
 		ok = in4_pton(val, -1, addr, -1, NULL);
 	if (!ok)
 		return -EINVAL;
-	strscpy(port->disc_addr.traddr, val, sizeof(port->disc_addr.traddr));
+	strscpy(a->traddr, val, sizeof(a->traddr));
 	return 0;
 }
 
@@ -949,17 +996,17 @@ CONFIGFS_ATTR(purlin_port_, addr_traddr);
 static ssize_t purlin_port_addr_trsvcid_show(struct config_item *item,
 					     char *page)
 {
-	return sprintf(page, "%s\n", to_port(item)->disc_addr.trsvcid);
+	return sprintf(page, "%s\n", purlin_item_addr(item, NULL)->trsvcid);
 }
 
-static int purlin_set_trsvcid(struct purlin_port *port, const char *val)
+static int purlin_set_trsvcid(struct nvmf_disc_rsp_page_entry *a,
+			      const char *val)
 {
 	u16 svc;
 
 	if (kstrtou16(val, 10, &svc) || svc == 0)
 		return -EINVAL;
-	snprintf(port->disc_addr.trsvcid, sizeof(port->disc_addr.trsvcid),
-		 "%u", svc);
+	snprintf(a->trsvcid, sizeof(a->trsvcid), "%u", svc);
 	return 0;
 }
 
@@ -979,21 +1026,22 @@ static const char * const purlin_treq_names[] = {
 static ssize_t purlin_port_addr_treq_show(struct config_item *item,
 					  char *page)
 {
-	u8 treq = to_port(item)->disc_addr.treq & NVME_TREQ_SECURE_CHANNEL_MASK;
+	u8 treq = purlin_item_addr(item, NULL)->treq &
+		  NVME_TREQ_SECURE_CHANNEL_MASK;
 
 	if (treq >= ARRAY_SIZE(purlin_treq_names))
 		return sprintf(page, "\n");
 	return sprintf(page, "%s\n", purlin_treq_names[treq]);
 }
 
-static int purlin_set_treq(struct purlin_port *port, const char *val)
+static int purlin_set_treq(struct nvmf_disc_rsp_page_entry *a,
+			   const char *val)
 {
 	u8 i;
 
 	for (i = 0; i < ARRAY_SIZE(purlin_treq_names); i++) {
 		if (!strcmp(val, purlin_treq_names[i])) {
-			port->disc_addr.treq = (port->disc_addr.treq &
-					~NVME_TREQ_SECURE_CHANNEL_MASK) | i;
+			a->treq = (a->treq & ~NVME_TREQ_SECURE_CHANNEL_MASK) | i;
 			return 0;
 		}
 	}
@@ -1176,6 +1224,128 @@ static const struct config_item_type purlin_port_subsys_type = {
 	.ct_owner = THIS_MODULE,
 };
 
+/* ---- referrals: ports/<id>/referrals/<name>/ ----------------------------- */
+
+static ssize_t purlin_referral_addr_portid_show(struct config_item *item,
+						char *page)
+{
+	return sprintf(page, "%u\n",
+		       le16_to_cpu(to_referral(item)->addr.portid));
+}
+
+static int purlin_set_portid(struct nvmf_disc_rsp_page_entry *a,
+			     const char *val)
+{
+	u16 id;
+
+	if (kstrtou16(val, 10, &id))
+		return -EINVAL;
+	a->portid = cpu_to_le16(id);
+	return 0;
+}
+
+static ssize_t purlin_referral_addr_portid_store(struct config_item *item,
+						 const char *page, size_t count)
+{
+	return purlin_port_addr_store(item, page, count, purlin_set_portid);
+}
+CONFIGFS_ATTR(purlin_referral_, addr_portid);
+
+static ssize_t purlin_referral_enable_show(struct config_item *item,
+					   char *page)
+{
+	return sprintf(page, "%d\n", READ_ONCE(to_referral(item)->enabled));
+}
+
+static ssize_t purlin_referral_enable_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	struct purlin_referral *ref = to_referral(item);
+	bool enable;
+
+	if (kstrtobool(page, &enable))
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	if (ref->enabled != enable) {
+		ref->enabled = enable;
+		purlin_disc_changed();
+	}
+	up_write(&purlin_cfg_sem);
+	return count;
+}
+CONFIGFS_ATTR(purlin_referral_, enable);
+
+static struct configfs_attribute *purlin_referral_attrs[] = {
+	&purlin_port_attr_addr_trtype,
+	&purlin_port_attr_addr_adrfam,
+	&purlin_port_attr_addr_traddr,
+	&purlin_port_attr_addr_trsvcid,
+	&purlin_port_attr_addr_treq,
+	&purlin_referral_attr_addr_portid,
+	&purlin_referral_attr_enable,
+	NULL,
+};
+
+static void purlin_referral_release(struct config_item *item)
+{
+	kfree(to_referral(item));
+}
+
+static struct configfs_item_operations purlin_referral_item_ops = {
+	.release = purlin_referral_release,
+};
+
+static const struct config_item_type purlin_referral_type = {
+	.ct_item_ops = &purlin_referral_item_ops,
+	.ct_attrs = purlin_referral_attrs,
+	.ct_owner = THIS_MODULE,
+};
+
+static struct config_group *purlin_referral_make(struct config_group *group,
+						 const char *name)
+{
+	struct purlin_port *port = container_of(group, struct purlin_port,
+						referrals_group);
+	struct purlin_referral *ref;
+
+	ref = kzalloc(sizeof(*ref), GFP_KERNEL);
+	if (!ref)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&ref->entry);
+	ref->addr.adrfam = NVMF_ADDR_FAMILY_IP4;
+	strscpy(ref->addr.trsvcid, "4420", sizeof(ref->addr.trsvcid));
+	purlin_set_trtype(&ref->addr, "rdma");
+	config_group_init_type_name(&ref->group, name, &purlin_referral_type);
+
+	down_write(&purlin_cfg_sem);
+	list_add_tail(&ref->entry, &port->referrals);
+	up_write(&purlin_cfg_sem);
+	return &ref->group;
+}
+
+static void purlin_referral_drop(struct config_group *group,
+				 struct config_item *item)
+{
+	struct purlin_referral *ref = to_referral(item);
+
+	down_write(&purlin_cfg_sem);
+	list_del_init(&ref->entry);
+	if (ref->enabled)
+		purlin_disc_changed();
+	up_write(&purlin_cfg_sem);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations purlin_referrals_group_ops = {
+	.make_group = purlin_referral_make,
+	.drop_item = purlin_referral_drop,
+};
+
+static const struct config_item_type purlin_referrals_type = {
+	.ct_group_ops = &purlin_referrals_group_ops,
+	.ct_owner = THIS_MODULE,
+};
+
 static void purlin_port_release(struct config_item *item)
 {
 	kfree(to_port(item));
@@ -1209,7 +1379,7 @@ static struct config_group *purlin_port_make(struct config_group *group,
 	port->disc_addr.adrfam = NVMF_ADDR_FAMILY_IP4;
 	port->disc_addr.treq = NVMF_TREQ_DISABLE_SQFLOW;
 	strscpy(port->disc_addr.trsvcid, "4420", sizeof(port->disc_addr.trsvcid));
-	purlin_set_trtype(port, "rdma");
+	purlin_set_trtype(&port->disc_addr, "rdma");
 	port->inline_data_size = PRL_DEF_INLINE;
 	port->max_queue_size = PRL_DEF_QUEUE_SIZE;
 
@@ -1217,6 +1387,10 @@ static struct config_group *purlin_port_make(struct config_group *group,
 	config_group_init_type_name(&port->subsys_group, "subsystems",
 				    &purlin_port_subsys_type);
 	configfs_add_default_group(&port->subsys_group, &port->group);
+	INIT_LIST_HEAD(&port->referrals);
+	config_group_init_type_name(&port->referrals_group, "referrals",
+				    &purlin_referrals_type);
+	configfs_add_default_group(&port->referrals_group, &port->group);
 
 	down_write(&purlin_cfg_sem);
 	list_add_tail(&port->entry, &purlin_ports);

@@ -453,6 +453,39 @@ void purlin_ns_disable(struct purlin_ns *ns)
 		ns->nsid);
 }
 
+/*
+ * Re-read the size of an enabled namespace's device or file; hosts are
+ * told (Namespace Attribute Changed) when it changed.
+ */
+int purlin_ns_revalidate(struct purlin_ns *ns)
+{
+	struct purlin_subsys *subsys = ns->subsys;
+	bool changed = false;
+	u64 size;
+	int ret = 0;
+
+	mutex_lock(&ns->enable_lock);
+	if (!ns->enabled) {
+		ret = -ENODEV;
+		goto unlock;
+	}
+	size = ns->file ? i_size_read(file_inode(ns->file)) :
+			  bdev_nr_bytes(ns->bdev.bdev);
+	mutex_lock(&subsys->lock);
+	if (size != ns->size) {
+		pr_info("subsystem %s: namespace %u resized from %llu to %llu bytes\n",
+			subsys->subsysnqn, ns->nsid, ns->size, size);
+		WRITE_ONCE(ns->size, size);
+		changed = true;
+	}
+	mutex_unlock(&subsys->lock);
+	if (changed)
+		purlin_subsys_ns_changed(subsys, ns->nsid);
+unlock:
+	mutex_unlock(&ns->enable_lock);
+	return ret;
+}
+
 struct purlin_ns *purlin_ns_get(struct purlin_subsys *subsys, u32 nsid)
 {
 	struct purlin_ns *ns;

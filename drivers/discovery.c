@@ -30,6 +30,7 @@ static void purlin_execute_disc_log(struct purlin_req *req)
 	struct purlin_port *port = ctrl->port;
 	struct nvmf_disc_rsp_page_hdr *hdr;
 	struct purlin_subsys_link *l;
+	struct purlin_referral *ref;
 	size_t size;
 	int n = 1;
 
@@ -39,6 +40,8 @@ static void purlin_execute_disc_log(struct purlin_req *req)
 	}
 	down_read(&purlin_cfg_sem);
 	list_for_each_entry(l, &port->subsystems, entry)
+		n++;
+	list_for_each_entry(ref, &port->referrals, entry)
 		n++;
 	size = struct_size(hdr, entries, n);
 	hdr = kzalloc(size, GFP_KERNEL);
@@ -55,6 +58,19 @@ static void purlin_execute_disc_log(struct purlin_req *req)
 			continue;
 		purlin_disc_entry(&hdr->entries[n++], port,
 				  l->subsys->subsysnqn, NVME_NQN_NVME);
+	}
+	/* Referrals: other discovery services, with their own address. */
+	list_for_each_entry(ref, &port->referrals, entry) {
+		struct nvmf_disc_rsp_page_entry *e = &hdr->entries[n];
+
+		if (!ref->enabled)
+			continue;
+		n++;
+		*e = ref->addr;
+		e->subtype = NVME_NQN_DISC;
+		e->cntlid = cpu_to_le16(NVME_CNTLID_DYNAMIC);
+		e->asqsz = cpu_to_le16(PRL_ADMIN_QUEUE_SIZE);
+		strscpy(e->subnqn, PURLIN_DISC_NQN, sizeof(e->subnqn));
 	}
 	hdr->genctr = cpu_to_le64(purlin_disc_genctr());
 	hdr->numrec = cpu_to_le64(n);

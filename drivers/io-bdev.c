@@ -62,7 +62,7 @@ static u16 purlin_blk_status(struct purlin_req *req, blk_status_t sts)
 
 u16 purlin_check_lba_range(struct purlin_ns *ns, u64 slba, u64 nlb)
 {
-	u64 nsze = ns->size >> ns->blksize_shift;
+	u64 nsze = READ_ONCE(ns->size) >> ns->blksize_shift;
 
 	if (slba >= nsze || nlb > nsze - slba)
 		return NVME_SC_LBA_RANGE | PRL_DNR;

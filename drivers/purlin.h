@@ -175,9 +175,19 @@ struct purlin_subsys_link {
 	struct purlin_subsys *subsys;
 };
 
+/* A discovery referral: another discovery service, listed on a port. */
+struct purlin_referral {
+	struct config_group group;
+	struct list_head entry;		/* port->referrals, cfg_sem */
+	struct nvmf_disc_rsp_page_entry addr;	/* cfg_sem */
+	bool enabled;			/* cfg_sem */
+};
+
 struct purlin_port {
 	struct config_group group;
 	struct config_group subsys_group;
+	struct config_group referrals_group;
+	struct list_head referrals;	/* struct purlin_referral, cfg_sem */
 	struct list_head entry;		/* purlin_ports, cfg_sem */
 	struct list_head subsystems;	/* struct purlin_subsys_link, cfg_sem */
 	struct nvmf_disc_rsp_page_entry disc_addr;
@@ -299,6 +309,7 @@ void purlin_disc_changed(void);
 u64 purlin_disc_genctr(void);
 
 int purlin_ns_enable(struct purlin_ns *ns);
+int purlin_ns_revalidate(struct purlin_ns *ns);
 void purlin_ns_disable(struct purlin_ns *ns);
 struct purlin_ns *purlin_ns_get(struct purlin_subsys *subsys, u32 nsid);
 void purlin_ns_put(struct purlin_ns *ns);

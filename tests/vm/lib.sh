@@ -165,6 +165,9 @@ purlin_clear() {
 	for p in $PURLIN_CFS/ports/*; do
 		[ -d "$p" ] || continue
 		rm -f "$p"/subsystems/*
+		for r in "$p"/referrals/*; do
+			[ -d "$r" ] && rmdir "$r"
+		done
 		rmdir "$p"
 	done
 	for s in $PURLIN_CFS/subsystems/*; do

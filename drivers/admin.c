@@ -78,11 +78,17 @@ static void purlin_identify_ctrl(struct purlin_req *req)
 		id->oaes = cpu_to_le32(NVME_AEN_CFG_DISC_CHANGE);
 	} else {
 		id->cntrltype = NVME_CTRL_IO;
-		id->oaes = cpu_to_le32(NVME_AEN_CFG_NS_ATTR);
+		id->oaes = cpu_to_le32(NVME_AEN_CFG_NS_ATTR |
+				       NVME_AEN_CFG_ANA_CHANGE);
 		id->oncs = cpu_to_le16(NVME_CTRL_ONCS_DSM |
 				       NVME_CTRL_ONCS_WRITE_ZEROES);
 		id->cmic = NVME_CTRL_CMIC_MULTI_PORT |
-			   NVME_CTRL_CMIC_MULTI_CTRL;
+			   NVME_CTRL_CMIC_MULTI_CTRL | NVME_CTRL_CMIC_ANA;
+		/* All ANA states reportable, ANA group ids may change. */
+		id->anacap = 1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4;
+		id->anatt = 10;
+		id->anagrpmax = cpu_to_le32(PRL_MAX_ANA_GROUPS);
+		id->nanagrpid = cpu_to_le32(PRL_MAX_ANA_GROUPS);
 		id->nn = cpu_to_le32(PRL_MAX_NSID);
 		id->mnan = cpu_to_le32(PRL_MAX_NSID);
 		id->vwc = NVME_CTRL_VWC_PRESENT;
@@ -128,6 +134,7 @@ void purlin_identify_ns_fill(struct purlin_ns *ns, struct nvme_id_ns *id)
 	id->nlbaf = 0;
 	id->flbas = 0;
 	id->nmic = NVME_NS_NMIC_SHARED;
+	id->anagrpid = cpu_to_le32(READ_ONCE(ns->anagrpid));
 	id->lbaf[0].ds = ns->blksize_shift;
 	memcpy(id->nguid, ns->nguid, sizeof(id->nguid));
 	if (!ns->file)
@@ -390,6 +397,9 @@ static void purlin_execute_get_log_page(struct purlin_req *req)
 		return;
 	case NVME_LOG_CMD_EFFECTS:
 		purlin_log_effects(req);
+		return;
+	case NVME_LOG_ANA:
+		purlin_log_ana(req);
 		return;
 	case NVME_LOG_FW_SLOT:
 		purlin_log_fw_slot(req);

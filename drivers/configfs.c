@@ -329,6 +329,31 @@ static ssize_t purlin_ns_buffered_io_store(struct config_item *item,
 }
 CONFIGFS_ATTR(purlin_ns_, buffered_io);
 
+static ssize_t purlin_ns_ana_grpid_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%u\n", READ_ONCE(to_ns(item)->anagrpid));
+}
+
+static ssize_t purlin_ns_ana_grpid_store(struct config_item *item,
+					const char *page, size_t count)
+{
+	struct purlin_ns *ns = to_ns(item);
+	u32 grpid;
+
+	if (kstrtou32(page, 0, &grpid) || grpid < 1 ||
+	    grpid > PRL_MAX_ANA_GROUPS)
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	if (ns->anagrpid != grpid) {
+		WRITE_ONCE(ns->anagrpid, grpid);
+		if (READ_ONCE(ns->enabled))
+			purlin_ana_changed(NULL);
+	}
+	up_write(&purlin_cfg_sem);
+	return count;
+}
+CONFIGFS_ATTR(purlin_ns_, ana_grpid);
+
 /* Writing 1 re-reads the backing size and tells hosts if it changed. */
 static ssize_t purlin_ns_revalidate_size_store(struct config_item *item,
 					       const char *page, size_t count)
@@ -362,6 +387,7 @@ static struct configfs_attribute *purlin_ns_attrs[] = {
 	&purlin_ns_attr_device_nguid,
 	&purlin_ns_attr_enable,
 	&purlin_ns_attr_buffered_io,
+	&purlin_ns_attr_ana_grpid,
 	&purlin_ns_attr_revalidate_size,
 	&purlin_ns_attr_stats,
 	NULL,
@@ -407,6 +433,7 @@ static struct config_group *purlin_ns_make(struct config_group *group,
 	}
 	ns->nsid = nsid;
 	ns->subsys = subsys;
+	ns->anagrpid = 1;
 	mutex_init(&ns->enable_lock);
 	kref_get(&subsys->ref);
 	uuid_gen(&ns->uuid);
@@ -1224,6 +1251,129 @@ static const struct config_item_type purlin_port_subsys_type = {
 	.ct_owner = THIS_MODULE,
 };
 
+/* ---- ANA groups: ports/<id>/ana_groups/<grpid>/ana_state ------------------ */
+
+static const char * const purlin_ana_state_names[] = {
+	[NVME_ANA_OPTIMIZED] = "optimized",
+	[NVME_ANA_NONOPTIMIZED] = "non-optimized",
+	[NVME_ANA_INACCESSIBLE] = "inaccessible",
+	[NVME_ANA_PERSISTENT_LOSS] = "persistent-loss",
+	[NVME_ANA_CHANGE] = "change",
+};
+
+static struct purlin_ana_group *to_ana_group(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct purlin_ana_group,
+			    group);
+}
+
+static ssize_t purlin_ana_group_ana_state_show(struct config_item *item,
+					       char *page)
+{
+	struct purlin_ana_group *grp = to_ana_group(item);
+	u8 state = READ_ONCE(grp->port->ana_state[grp->grpid]);
+
+	if (state >= ARRAY_SIZE(purlin_ana_state_names) ||
+	    !purlin_ana_state_names[state])
+		return sprintf(page, "\n");
+	return sprintf(page, "%s\n", purlin_ana_state_names[state]);
+}
+
+static ssize_t purlin_ana_group_ana_state_store(struct config_item *item,
+						const char *page, size_t count)
+{
+	struct purlin_ana_group *grp = to_ana_group(item);
+	char buf[24];
+	u8 state;
+
+	if (purlin_strip(buf, sizeof(buf), page, count) <= 0)
+		return -EINVAL;
+	for (state = 0; state < ARRAY_SIZE(purlin_ana_state_names); state++)
+		if (purlin_ana_state_names[state] &&
+		    !strcmp(buf, purlin_ana_state_names[state]))
+			break;
+	if (state == ARRAY_SIZE(purlin_ana_state_names))
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	if (grp->port->ana_state[grp->grpid] != state) {
+		WRITE_ONCE(grp->port->ana_state[grp->grpid], state);
+		purlin_ana_changed(grp->port);
+	}
+	up_write(&purlin_cfg_sem);
+	return count;
+}
+CONFIGFS_ATTR(purlin_ana_group_, ana_state);
+
+static struct configfs_attribute *purlin_ana_group_attrs[] = {
+	&purlin_ana_group_attr_ana_state,
+	NULL,
+};
+
+static void purlin_ana_group_release(struct config_item *item)
+{
+	struct purlin_ana_group *grp = to_ana_group(item);
+
+	if (grp != &grp->port->ana_default)
+		kfree(grp);
+}
+
+static struct configfs_item_operations purlin_ana_group_item_ops = {
+	.release = purlin_ana_group_release,
+};
+
+static const struct config_item_type purlin_ana_group_type = {
+	.ct_item_ops = &purlin_ana_group_item_ops,
+	.ct_attrs = purlin_ana_group_attrs,
+	.ct_owner = THIS_MODULE,
+};
+
+static struct config_group *purlin_ana_group_make(struct config_group *group,
+						  const char *name)
+{
+	struct purlin_port *port = container_of(group, struct purlin_port,
+						ana_groups_group);
+	struct purlin_ana_group *grp;
+	u32 grpid;
+
+	/* Group 1 is the port's default group, always present. */
+	if (purlin_parse_id(name, PRL_MAX_ANA_GROUPS, &grpid) || grpid < 2)
+		return ERR_PTR(-EINVAL);
+	grp = kzalloc(sizeof(*grp), GFP_KERNEL);
+	if (!grp)
+		return ERR_PTR(-ENOMEM);
+	grp->port = port;
+	grp->grpid = grpid;
+	config_group_init_type_name(&grp->group, name, &purlin_ana_group_type);
+
+	down_write(&purlin_cfg_sem);
+	port->ana_state[grpid] = NVME_ANA_OPTIMIZED;
+	purlin_ana_changed(port);
+	up_write(&purlin_cfg_sem);
+	return &grp->group;
+}
+
+static void purlin_ana_group_drop(struct config_group *group,
+				  struct config_item *item)
+{
+	struct purlin_ana_group *grp = to_ana_group(item);
+
+	down_write(&purlin_cfg_sem);
+	grp->port->ana_state[grp->grpid] = 0;
+	purlin_ana_changed(grp->port);
+	up_write(&purlin_cfg_sem);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations purlin_ana_groups_group_ops = {
+	.make_group = purlin_ana_group_make,
+	.drop_item = purlin_ana_group_drop,
+};
+
+static const struct config_item_type purlin_ana_groups_type = {
+	.ct_group_ops = &purlin_ana_groups_group_ops,
+	.ct_owner = THIS_MODULE,
+};
+
 /* ---- referrals: ports/<id>/referrals/<name>/ ----------------------------- */
 
 static ssize_t purlin_referral_addr_portid_show(struct config_item *item,
@@ -1391,6 +1541,16 @@ static struct config_group *purlin_port_make(struct config_group *group,
 	config_group_init_type_name(&port->referrals_group, "referrals",
 				    &purlin_referrals_type);
 	configfs_add_default_group(&port->referrals_group, &port->group);
+	config_group_init_type_name(&port->ana_groups_group, "ana_groups",
+				    &purlin_ana_groups_type);
+	configfs_add_default_group(&port->ana_groups_group, &port->group);
+	port->ana_default.port = port;
+	port->ana_default.grpid = 1;
+	port->ana_state[1] = NVME_ANA_OPTIMIZED;
+	config_group_init_type_name(&port->ana_default.group, "1",
+				    &purlin_ana_group_type);
+	configfs_add_default_group(&port->ana_default.group,
+				   &port->ana_groups_group);
 
 	down_write(&purlin_cfg_sem);
 	list_add_tail(&port->entry, &purlin_ports);

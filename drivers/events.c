@@ -41,7 +41,7 @@ static struct purlin_req *purlin_event_locked(struct purlin_ctrl *ctrl,
 	return NULL;
 }
 
-static void purlin_ctrl_event(struct purlin_ctrl *ctrl, u32 result)
+void purlin_ctrl_event(struct purlin_ctrl *ctrl, u32 result)
 {
 	struct purlin_req *req;
 

@@ -257,6 +257,9 @@ u16 purlin_parse_io(struct purlin_req *req)
 				le32_to_cpu(cmd->common.nsid));
 	if (!req->ns)
 		return NVME_SC_INVALID_NS | PRL_DNR;
+	status = purlin_ana_check(req->sq->port, req->ns);
+	if (status)
+		return status;
 
 	switch (cmd->common.opcode) {
 	case nvme_cmd_read:

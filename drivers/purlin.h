@@ -41,6 +41,7 @@
 #define PRL_DISC_KATO_MS	120000
 #define PRL_MAX_QID		128
 #define PRL_ERR_SLOTS		64	/* error log entries per controller */
+#define PRL_MAX_ANA_GROUPS	128
 
 /* Data buffers come from the pool in chunks of this size (see bufpool.c). */
 #define PRL_CHUNK_ORDER		4
@@ -166,6 +167,7 @@ struct purlin_ns {
 	struct file *file;		/* file back end */
 	bool buffered_io;		/* file: page cache, not O_DIRECT */
 	struct purlin_io_stats __percpu *stats;	/* for the object's life */
+	u32 anagrpid;			/* 1..PRL_MAX_ANA_GROUPS, cfg_sem */
 	u64 size;			/* bytes */
 	u8 blksize_shift;
 };
@@ -173,6 +175,13 @@ struct purlin_ns {
 struct purlin_subsys_link {
 	struct list_head entry;
 	struct purlin_subsys *subsys;
+};
+
+/* ports/<id>/ana_groups/<grpid>: one ANA group's state on a port. */
+struct purlin_ana_group {
+	struct config_group group;
+	struct purlin_port *port;
+	u32 grpid;
 };
 
 /* A discovery referral: another discovery service, listed on a port. */
@@ -188,6 +197,10 @@ struct purlin_port {
 	struct config_group subsys_group;
 	struct config_group referrals_group;
 	struct list_head referrals;	/* struct purlin_referral, cfg_sem */
+	struct config_group ana_groups_group;
+	struct purlin_ana_group ana_default;	/* group 1, always there */
+	/* ANA state of each group on this port, 0 = unknown; cfg_sem. */
+	u8 ana_state[PRL_MAX_ANA_GROUPS + 1];
 	struct list_head entry;		/* purlin_ports, cfg_sem */
 	struct list_head subsystems;	/* struct purlin_subsys_link, cfg_sem */
 	struct nvmf_disc_rsp_page_entry disc_addr;
@@ -341,8 +354,14 @@ u32 purlin_error_log(struct purlin_ctrl *ctrl, struct nvme_error_slot *out);
 u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,
 		     struct nvme_smart_log *log);
 
+/* ana.c */
+u16 purlin_ana_check(struct purlin_port *port, struct purlin_ns *ns);
+void purlin_log_ana(struct purlin_req *req);
+void purlin_ana_changed(struct purlin_port *port);
+
 /* events.c: asynchronous event notifications */
 void purlin_aer_queue(struct purlin_ctrl *ctrl, struct purlin_req *req);
+void purlin_ctrl_event(struct purlin_ctrl *ctrl, u32 result);
 void purlin_subsys_ns_changed(struct purlin_subsys *subsys, u32 nsid);
 void purlin_disc_log_changed(void);
 u32 purlin_take_changed_ns(struct purlin_ctrl *ctrl, __le32 *list,

@@ -165,8 +165,8 @@ purlin_clear() {
 	for p in $PURLIN_CFS/ports/*; do
 		[ -d "$p" ] || continue
 		rm -f "$p"/subsystems/*
-		for r in "$p"/referrals/*; do
-			[ -d "$r" ] && rmdir "$r"
+		for r in "$p"/referrals/* "$p"/ana_groups/*; do
+			[ -d "$r" ] && [ "$(basename "$r")" != 1 ] && rmdir "$r"
 		done
 		rmdir "$p"
 	done

@@ -60,8 +60,12 @@ capture() {
 	nvme id-ctrl "$ctrl" | fields > "$1.ctrl"
 	nvme id-ns "$dev" | fields > "$1.ns"
 	nvme ns-descs "$dev" | fields > "$1.descs"
+	# counters and change counts differ by nature; the layout must not
+	nvme ana-log "$ctrl" | fields | grep -v chgcnt > "$1.ana"
+	nvme smart-log "$ctrl" | fields |
+		grep -iv 'data_units\|Data Units\|commands\|num_err\|power_on\|busy' > "$1.smart"
 	nvme_disconnect $NQN
-	wc -l "$1.ctrl" "$1.ns" "$1.descs" "$1.disc"
+	wc -l "$1.ctrl" "$1.ns" "$1.descs" "$1.disc" "$1.ana" "$1.smart"
 }
 
 modprobe nvmet
@@ -74,7 +78,7 @@ capture purlin 4421
 
 ndiff=0
 unexplained=0
-for part in ctrl ns descs disc; do
+for part in ctrl ns descs disc ana smart; do
 	sort nvmet.$part > a
 	sort purlin.$part > b
 	# fields whose values differ or that only one side has

@@ -29,9 +29,16 @@ fio_verify "$dev" 4k 8 2M
 log "and comes back"
 echo 1 > $N2/enable
 wait_for "nvme_dev_for $NQN 2" 150
-log "removing the enabled namespace (rmdir) takes it from the host too"
+log "removing the enabled namespace (rmdir) under I/O takes it from the host"
+dev2=$(nvme_dev_for $NQN 2)
+fio --name=gone --filename="$dev2" --ioengine=libaio --direct=1 --rw=randrw \
+	--bs=4k --iodepth=16 --time_based --runtime=30 > /dev/null 2>&1 &
+fio2=$!
+sleep 2
 rmdir $N2
 wait_for "! nvme_dev_for $NQN 2" 150
+wait $fio2 && fail "fio on the removed namespace did not notice" || true
+fio_verify "$dev" 4k 8 2M
 
 log "write zeroes"
 dd if=/dev/urandom of=pat bs=4k count=4 2>/dev/null

@@ -51,6 +51,18 @@ kill $fiopid 2>/dev/null || true
 wait $fiopid 2>/dev/null || true
 fio_verify "$dev" 4k 8 2M
 
+log "allowed host removed under I/O: existing controller keeps working"
+S=$PURLIN_CFS/subsystems/$NQN
+mkdir $PURLIN_CFS/hosts/$HOSTNQN
+echo 0 > $S/attr_allow_any_host
+ln -s $PURLIN_CFS/hosts/$HOSTNQN $S/allowed_hosts/$HOSTNQN
+fio_verify "$dev" 4k 8 2M &
+fiopid=$!
+rm $S/allowed_hosts/$HOSTNQN
+rmdir $PURLIN_CFS/hosts/$HOSTNQN
+wait $fiopid || fail "I/O failed when the allowed host was removed"
+echo 1 > $S/attr_allow_any_host
+
 log "RDMA device removal with the host connected, then re-adding it"
 fio --name=bg --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=16 --time_based --runtime=60 > /dev/null 2>&1 &

@@ -266,6 +266,13 @@ static int app_change(struct fake_dev *d, struct nlattr *table, bool del)
 			return -ENOENT;
 		if (!del && app_present(&d->st, &app, &at))
 			return -EEXIST;
+		for (size_t i = 0; !del && d->dscp_exclusive && i < d->st.napp; i++) {
+			struct dcb_app *e = &d->st.app[i];
+
+			if (app.selector == IEEE_8021QAZ_APP_SEL_DSCP && e->selector == app.selector &&
+			    e->protocol == app.protocol)
+				*e = d->st.app[--d->st.napp];
+		}
 		if (del)
 			d->st.app[at] = d->st.app[--d->st.napp];
 		else

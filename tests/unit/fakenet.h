@@ -24,6 +24,7 @@ struct fake_dev {
 	unsigned int noset;	/* parts whose setter is missing: skipped silently */
 	int set_err[5];		/* in-reply errno for ETS, PFC, APP, TRUST, DCBX (by bit index) */
 	bool apptrust_kernel;	/* kernel 6.2+: parses the trust table */
+	bool dscp_exclusive;	/* one priority per DSCP (mlx5): a new entry drops the old */
 	bool setdcbx;
 	struct pl_dcb st;
 	bool coal, rings, pause;

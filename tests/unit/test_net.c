@@ -510,6 +510,29 @@ static void test_set_inreply_error_rolls_back(void **state)
 	assert_int_equal(d->mtu, 1500);
 }
 
+/* mlx5 keeps one priority per DSCP: adding 26 -> 3 drops 26 -> 5 by itself. */
+static void test_app_replace_dscp_exclusive(void **state)
+{
+	struct fake_dev *d;
+
+	(void)state;
+	d = nic();
+	d->dscp_exclusive = true;
+	d->st.app[0] = (struct dcb_app){ IEEE_8021QAZ_APP_SEL_DSCP, 5, 26 };
+	d->st.app[1] = (struct dcb_app){ IEEE_8021QAZ_APP_SEL_DSCP, 1, 10 };
+	d->st.napp = 2;
+	assert_ok("net set eth1 app replace dscp 26 prio 3");
+	/* nothing left to delete: no IEEE_DEL that would answer -ENOENT */
+	assert_string_equal(fake_log, "dcb eth1 ieee_set app\n");
+	assert_int_equal(d->st.napp, 2);
+	assert_ok("net show eth1");
+	assert_has(cli_out, "  app          dscp 10 prio 1, dscp 26 prio 3\n");
+	/* and back, as undo and a failed command's setting back do it */
+	assert_ok("net set eth1 app add dscp 26 prio 5 del dscp 26 prio 3");
+	assert_ok("net show eth1");
+	assert_has(cli_out, "  app          dscp 10 prio 1, dscp 26 prio 5\n");
+}
+
 static void test_set_kernel_errors(void **state)
 {
 	struct fake_dev *d;
@@ -603,11 +626,12 @@ static void test_show_nic(void **state)
 
 	(void)state;
 	nic();
-	assert_ok("net set eth1 app add dscp 26 prio 3 udp 4791 prio 3");
+	assert_ok("net set eth1 app add dscp 26 prio 3 udp 4791 prio 3 ethtype 0x8906 prio 3");
 	assert_ok("net show eth1");
 	assert_has(cli_out, "  dcbx         host ieee\n");
 	assert_has(cli_out, "  trust        pcp (apptrust)\n");
-	assert_has(cli_out, "  app          dscp 26 prio 3, udp 4791 prio 3\n");
+	/* sorted (selector, protocol, priority), not in the kernel's order; as set */
+	assert_has(cli_out, "  app          ethtype 0x8906 prio 3, udp 4791 prio 3, dscp 26 prio 3\n");
 	assert_has(cli_out, "  pfc          prio-pfc 0:off 1:off 2:off 3:off 4:off 5:off 6:off 7:off "
 			    "macsec-bypass off delay 0 (cap 8)\n");
 	assert_has(cli_out, "requests 0:0 1:0 2:0 3:7 ");
@@ -1047,6 +1071,7 @@ int main(void)
 		T(test_set_dry_run),
 		T(test_set_skipped_attribute),
 		T(test_set_inreply_error_rolls_back),
+		T(test_app_replace_dscp_exclusive),
 		T(test_set_kernel_errors),
 		T(test_malformed_replies),
 		T(test_show_virtio),

@@ -178,6 +178,37 @@ static void test_dcb_parse_full(void **state)
 	free(h);
 }
 
+/* The kernel lists the APP table newest first; it is read back sorted. */
+static void test_dcb_parse_app_order(void **state)
+{
+	static const struct dcb_app in[] = {
+		{ IEEE_8021QAZ_APP_SEL_DSCP, 5, 26 }, { IEEE_8021QAZ_APP_SEL_DGRAM, 3, 4791 },
+		{ IEEE_8021QAZ_APP_SEL_DSCP, 1, 10 }, { IEEE_8021QAZ_APP_SEL_DSCP, 3, 26 },
+	};
+	static const struct dcb_app want[] = {
+		{ IEEE_8021QAZ_APP_SEL_DGRAM, 3, 4791 }, { IEEE_8021QAZ_APP_SEL_DSCP, 1, 10 },
+		{ IEEE_8021QAZ_APP_SEL_DSCP, 3, 26 }, { IEEE_8021QAZ_APP_SEL_DSCP, 5, 26 },
+	};
+	struct nl_msg *m = dcb_reply(RTM_GETDCB, DCB_CMD_IEEE_GET);
+	struct nlattr *ieee, *t;
+	struct nlmsghdr *h;
+	struct pl_dcb d;
+
+	(void)state;
+	nla_put_string(m, DCB_ATTR_IFNAME, "eth0");
+	ieee = nla_nest_start(m, DCB_ATTR_IEEE);
+	t = nla_nest_start(m, DCB_ATTR_IEEE_APP_TABLE);
+	for (size_t i = 0; i < ARRAY_SIZE(in); i++)
+		nla_put(m, DCB_ATTR_IEEE_APP, sizeof(in[i]), &in[i]);
+	nla_nest_end(m, t);
+	nla_nest_end(m, ieee);
+	h = copy_msg(m);
+	assert_int_equal(pl_dcb_parse_get(h, &d), 0);
+	assert_int_equal(d.napp, ARRAY_SIZE(want));
+	assert_memory_equal(d.app, want, sizeof(want));
+	free(h);
+}
+
 static void test_dcb_parse_partial(void **state)
 {
 	struct nlmsghdr *h = ieee_reply(false, true, false, 0);
@@ -529,6 +560,7 @@ int main(void)
 		cmocka_unit_test_setup(test_dcb_get_request, setup),
 		cmocka_unit_test_setup(test_dcb_set_request, setup),
 		cmocka_unit_test_setup(test_dcb_parse_full, setup),
+		cmocka_unit_test_setup(test_dcb_parse_app_order, setup),
 		cmocka_unit_test_setup(test_dcb_parse_partial, setup),
 		cmocka_unit_test_setup(test_dcb_parse_malformed, setup),
 		cmocka_unit_test_setup(test_dcb_status, setup),

@@ -251,10 +251,17 @@ static void show_dcb_text(const struct pl_net *st)
 	}
 	line("trust", "%s", trust_source(d, buf, sizeof(buf)));
 	for (size_t i = 0; i < d->napp; i++) {
-		const char *sel = pl_dcb_sel_name(d->app[i].selector);
-		char *e = xasprintf("%s %u prio %u", sel ? sel : "?", d->app[i].protocol,
-				    d->app[i].priority);
+		const struct dcb_app *a = &d->app[i];
+		const char *sel = pl_dcb_sel_name(a->selector);
+		char *e;
 
+		/* As the setters write them; ethtype 0 is dcb's default-prio. */
+		if (a->selector == IEEE_8021QAZ_APP_SEL_ETHERTYPE && !a->protocol)
+			e = xasprintf("default prio %u", a->priority);
+		else if (a->selector == IEEE_8021QAZ_APP_SEL_ETHERTYPE)
+			e = xasprintf("ethtype 0x%04x prio %u", a->protocol, a->priority);
+		else
+			e = xasprintf("%s %u prio %u", sel ? sel : "?", a->protocol, a->priority);
 		strv_add(&apps, e);
 		free(e);
 	}

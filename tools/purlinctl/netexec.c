@@ -58,16 +58,29 @@ static void app_minus(const struct pl_dcb *x, const struct pl_dcb *y, struct pl_
 static int apply_app(const char *ifname, const struct pl_dcb *cur, const struct pl_dcb *want,
 		     struct pl_nlerr *e)
 {
-	struct pl_dcb *d = xcalloc(1, sizeof(*d));
+	struct pl_dcb *d = xcalloc(1, sizeof(*d)), *now = NULL;
 	int ret = 0;
 
 	/* Add first: mlx5 leaves DSCP trust when the last DSCP entry goes. */
 	app_minus(want, cur, d);
-	if (d->napp)
+	if (d->napp) {
 		ret = pl_dcb_set(ifname, DCB_CMD_IEEE_SET, d, PL_DCB_APP, e);
+		/*
+		 * A driver with one priority per DSCP (mlx5) drops the DSCP's
+		 * old entry itself when a new one comes, and answers -ENOENT
+		 * to deleting it again, which stops the kernel's delete loop:
+		 * delete only what the device still has.
+		 */
+		if (!ret) {
+			now = xmalloc(sizeof(*now));
+			ret = pl_dcb_get(ifname, now, e);
+			cur = now;
+		}
+	}
 	app_minus(cur, want, d);
 	if (!ret && d->napp)
 		ret = pl_dcb_set(ifname, DCB_CMD_IEEE_DEL, d, PL_DCB_APP, e);
+	free(now);
 	free(d);
 	return ret;
 }

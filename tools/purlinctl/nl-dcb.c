@@ -6,6 +6,7 @@
  * while the netlink ACK says 0; see pl_dcb_parse_status().
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -186,6 +187,17 @@ static int parse_table(const struct nlattr *table, void *dst, size_t size, size_
 	return rem ? -EBADMSG : 0;
 }
 
+static int app_cmp(const void *a, const void *b)
+{
+	const struct dcb_app *x = a, *y = b;
+
+	if (x->selector != y->selector)
+		return x->selector - y->selector;
+	if (x->protocol != y->protocol)
+		return x->protocol - y->protocol;
+	return x->priority - y->priority;
+}
+
 int pl_dcb_parse_get(const struct nlmsghdr *h, struct pl_dcb *out)
 {
 	static const struct nla_policy top[DCB_ATTR_DCBX + 1] = {
@@ -218,6 +230,11 @@ int pl_dcb_parse_get(const struct nlmsghdr *h, struct pl_dcb *out)
 		if (parse_table(ib[DCB_ATTR_IEEE_APP_TABLE], out->app, sizeof(out->app[0]),
 				PL_DCB_MAX_APPS, &out->napp))
 			return -EBADMSG;
+		/*
+		 * The kernel lists the table newest first: an entry deleted and
+		 * added back (undo) would move. It is a set; read it in order.
+		 */
+		qsort(out->app, out->napp, sizeof(out->app[0]), app_cmp);
 		out->have |= PL_DCB_APP;
 	}
 	if (ib[PL_DCB_ATTR_APP_TRUST_TABLE]) {

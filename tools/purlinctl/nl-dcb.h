@@ -57,7 +57,7 @@ struct nl_msg *pl_dcb_msg_set(const char *ifname, uint8_t cmd, const struct pl_d
 /* SDCBX with mode (DCB_CAP_DCBX_* bits). */
 struct nl_msg *pl_dcb_msg_setdcbx(const char *ifname, uint8_t mode);
 
-/* An IEEE_GET reply into out; 0 or -EBADMSG. */
+/* An IEEE_GET reply into out (APP entries sorted); 0 or -EBADMSG. */
 int pl_dcb_parse_get(const struct nlmsghdr *h, struct pl_dcb *out);
 /*
  * The status inside an IEEE_SET/IEEE_DEL/SDCBX reply: *status is 0 or a

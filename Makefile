@@ -20,7 +20,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) W=1 PURLIN_VERSION=$(VERSION)
 
 .PHONY: all module tools install uninstall clean deps check unit vm-check \
-	demo help dkms-install dkms-uninstall
+	demo help dkms-install dkms-uninstall deb module-clean
 
 DKMS_SRC := $(DESTDIR)/usr/src/purlin-$(VERSION)
 # What DKMS needs to build the module: Kbuild, the sources, the version.
@@ -32,6 +32,11 @@ module:
 	@test -d "$(KDIR)" || { echo "purlin: no kernel build tree at '$(KDIR)' (KVER='$(KVER)'); run 'make deps' or set KDIR" >&2; exit 1; }
 	@scripts/compat-probe.sh $(KDIR) drivers/compat-probed.h
 	$(MAKE) $(KBUILD_ARGS) modules
+
+# Remove the module's build output only (used by DKMS).
+module-clean:
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	rm -f drivers/compat-probed.h
 
 tools:
 	$(MAKE) -C tools/purlinctl PURLIN_VERSION=$(VERSION)
@@ -74,6 +79,11 @@ dkms-uninstall:
 	-dkms remove -m purlin -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
+# Debian packages purlin-dkms and purlinctl, built from a copy of the tree
+# (the changelog takes its version from VERSION) into build/deb/.
+deb:
+	@scripts/make-deb.sh
+
 deps:
 	@scripts/deps.sh
 
@@ -94,11 +104,20 @@ demo:
 	@$(MAKE) --no-print-directory -s all >/dev/null
 	@tests/vm/run --demo
 
+# Purlin against nvmet-rdma and the raw transport in one guest boot (Documentation/benchmark.md)
+.PHONY: bench
+bench:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory -s all >/dev/null
+	@bench/run
+
 help:
 	@echo "make            build purlin.ko (KVER=$(KVER)) and purlinctl"
 	@echo "make install    install module (updates/) and purlinctl (PREFIX, DESTDIR)"
 	@echo "make dkms-install / dkms-uninstall   module source under DKMS"
+	@echo "make deb        Debian packages purlin-dkms and purlinctl (build/deb/)"
 	@echo "make deps       install build/test dependencies (Debian packages)"
 	@echo "make check      build, unit tests, guest test suite"
 	@echo "make demo       boot a guest, export a RAM namespace, connect, run fio"
+	@echo "make bench      nvmet-rdma vs Purlin vs perftest in one guest boot -> bench/results/"
 	@echo "make vm-check T='test ...'  run chosen guest tests (V=1 streams console)"

@@ -311,8 +311,12 @@ static void purlin_log_fw_slot(struct purlin_req *req)
 static void purlin_log_changed_ns(struct purlin_req *req)
 {
 	size_t size = NVME_MAX_CHANGED_NAMESPACES * sizeof(__le32);
-	/* Retain Asynchronous Event: cdw10 bit 15. */
-	bool retain = le32_to_cpu(req->cmd->common.cdw10) & (1 << 15);
+	/*
+	 * Retain Asynchronous Event (cdw10 bit 15); a read that does not
+	 * start at the beginning does not consume the list either.
+	 */
+	bool retain = (le32_to_cpu(req->cmd->common.cdw10) & (1 << 15)) ||
+		      le64_to_cpu(req->cmd->get_log_page.lpo);
 	__le32 *list = kzalloc(size, GFP_KERNEL);
 
 	if (!list) {

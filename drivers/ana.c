@@ -18,10 +18,16 @@
 /* Bumped on every ANA state or membership change; cfg_sem for writers. */
 static atomic64_t purlin_ana_chgcnt = ATOMIC64_INIT(1);
 
+/* A group the port does not know is inaccessible through it. */
+static u8 purlin_ana_state(struct purlin_port *port, u32 grpid)
+{
+	return READ_ONCE(port->ana_state[grpid]) ?: NVME_ANA_INACCESSIBLE;
+}
+
 /* The ANA status an I/O command gets through this port, or 0. */
 u16 purlin_ana_check(struct purlin_port *port, struct purlin_ns *ns)
 {
-	switch (READ_ONCE(port->ana_state[READ_ONCE(ns->anagrpid)])) {
+	switch (purlin_ana_state(port, READ_ONCE(ns->anagrpid))) {
 	case NVME_ANA_INACCESSIBLE:
 		return NVME_SC_ANA_INACCESSIBLE;
 	case NVME_ANA_PERSISTENT_LOSS:
@@ -33,10 +39,29 @@ u16 purlin_ana_check(struct purlin_port *port, struct purlin_ns *ns)
 	}
 }
 
+/* Is any enabled namespace of the subsystem in group grpid? */
+static bool purlin_ana_group_used(struct purlin_subsys *subsys, u32 grpid)
+{
+	struct purlin_ns *ns;
+	unsigned long idx;
+	bool used = false;
+
+	rcu_read_lock();
+	xa_for_each(&subsys->namespaces, idx, ns) {
+		if (READ_ONCE(ns->anagrpid) == grpid) {
+			used = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return used;
+}
+
 /*
  * The ANA log of the controller's port: a descriptor per group the port
- * knows, with the enabled namespaces of the subsystem in it (none with
- * RGO, "return groups only").
+ * knows or a namespace of the subsystem uses (inaccessible if the port
+ * does not know it), with the enabled namespaces of the subsystem in it
+ * (none with RGO, "return groups only").
  */
 void purlin_log_ana(struct purlin_req *req)
 {
@@ -61,12 +86,13 @@ void purlin_log_ana(struct purlin_req *req)
 	off = sizeof(*hdr);
 	down_read(&purlin_cfg_sem);
 	for (grpid = 1; grpid <= PRL_MAX_ANA_GROUPS; grpid++) {
-		if (!port->ana_state[grpid])
+		if (!port->ana_state[grpid] &&
+		    !purlin_ana_group_used(ctrl->subsys, grpid))
 			continue;
 		desc = (void *)hdr + off;
 		desc->grpid = cpu_to_le32(grpid);
 		desc->chgcnt = cpu_to_le64(atomic64_read(&purlin_ana_chgcnt));
-		desc->state = port->ana_state[grpid];
+		desc->state = purlin_ana_state(port, grpid);
 		n = 0;
 		if (!rgo) {
 			rcu_read_lock();
@@ -90,11 +116,11 @@ void purlin_log_ana(struct purlin_req *req)
 }
 
 /*
- * ANA states changed on port (or on every port when port is NULL, e.g. a
- * namespace moved to another group): tell the controllers concerned.
- * Caller holds purlin_cfg_sem for writing.
+ * ANA states changed on port (NULL: any port) for the namespaces of
+ * subsys (NULL: any subsystem): tell the controllers concerned.  Caller
+ * holds purlin_cfg_sem for writing.
  */
-void purlin_ana_changed(struct purlin_port *port)
+void purlin_ana_changed(struct purlin_port *port, struct purlin_subsys *only)
 {
 	u32 result = NVME_AER_NOTICE | NVME_AER_NOTICE_ANA << 8 |
 		     NVME_LOG_ANA << 16;
@@ -104,6 +130,8 @@ void purlin_ana_changed(struct purlin_port *port)
 	lockdep_assert_held_write(&purlin_cfg_sem);
 	atomic64_inc(&purlin_ana_chgcnt);
 	list_for_each_entry(subsys, &purlin_subsystems, entry) {
+		if (only && subsys != only)
+			continue;
 		mutex_lock(&subsys->lock);
 		list_for_each_entry(ctrl, &subsys->ctrls, entry) {
 			if (port && ctrl->port != port)

@@ -156,9 +156,9 @@ static ssize_t purlin_ns_device_path_show(struct config_item *item,
 	struct purlin_ns *ns = to_ns(item);
 	ssize_t n;
 
-	mutex_lock(&ns->subsys->lock);
+	mutex_lock(&ns->enable_lock);
 	n = sprintf(page, "%s\n", ns->device_path ?: "");
-	mutex_unlock(&ns->subsys->lock);
+	mutex_unlock(&ns->enable_lock);
 	return n;
 }
 
@@ -199,15 +199,15 @@ static ssize_t purlin_ns_device_path_store(struct config_item *item,
 		kfree(path);
 		return ret;
 	}
-	mutex_lock(&ns->subsys->lock);
+	mutex_lock(&ns->enable_lock);
 	if (ns->enabled) {
-		mutex_unlock(&ns->subsys->lock);
+		mutex_unlock(&ns->enable_lock);
 		kfree(path);
 		return -EBUSY;
 	}
 	kfree(ns->device_path);
 	ns->device_path = kstrdup(path, GFP_KERNEL);
-	mutex_unlock(&ns->subsys->lock);
+	mutex_unlock(&ns->enable_lock);
 	kfree(path);
 	return ns->device_path ? count : -ENOMEM;
 }
@@ -318,13 +318,13 @@ static ssize_t purlin_ns_buffered_io_store(struct config_item *item,
 
 	if (kstrtobool(page, &val))
 		return -EINVAL;
-	mutex_lock(&ns->subsys->lock);
+	mutex_lock(&ns->enable_lock);
 	if (ns->enabled) {
-		mutex_unlock(&ns->subsys->lock);
+		mutex_unlock(&ns->enable_lock);
 		return -EBUSY;
 	}
 	ns->buffered_io = val;
-	mutex_unlock(&ns->subsys->lock);
+	mutex_unlock(&ns->enable_lock);
 	return count;
 }
 CONFIGFS_ATTR(purlin_ns_, buffered_io);
@@ -347,7 +347,7 @@ static ssize_t purlin_ns_ana_grpid_store(struct config_item *item,
 	if (ns->anagrpid != grpid) {
 		WRITE_ONCE(ns->anagrpid, grpid);
 		if (READ_ONCE(ns->enabled))
-			purlin_ana_changed(NULL);
+			purlin_ana_changed(NULL, ns->subsys);
 	}
 	up_write(&purlin_cfg_sem);
 	return count;
@@ -1297,7 +1297,7 @@ static ssize_t purlin_ana_group_ana_state_store(struct config_item *item,
 	down_write(&purlin_cfg_sem);
 	if (grp->port->ana_state[grp->grpid] != state) {
 		WRITE_ONCE(grp->port->ana_state[grp->grpid], state);
-		purlin_ana_changed(grp->port);
+		purlin_ana_changed(grp->port, NULL);
 	}
 	up_write(&purlin_cfg_sem);
 	return count;
@@ -1347,7 +1347,7 @@ static struct config_group *purlin_ana_group_make(struct config_group *group,
 
 	down_write(&purlin_cfg_sem);
 	port->ana_state[grpid] = NVME_ANA_OPTIMIZED;
-	purlin_ana_changed(port);
+	purlin_ana_changed(port, NULL);
 	up_write(&purlin_cfg_sem);
 	return &grp->group;
 }
@@ -1359,7 +1359,7 @@ static void purlin_ana_group_drop(struct config_group *group,
 
 	down_write(&purlin_cfg_sem);
 	grp->port->ana_state[grp->grpid] = 0;
-	purlin_ana_changed(grp->port);
+	purlin_ana_changed(grp->port, NULL);
 	up_write(&purlin_cfg_sem);
 	config_item_put(item);
 }
@@ -1416,6 +1416,10 @@ static ssize_t purlin_referral_enable_store(struct config_item *item,
 	if (kstrtobool(page, &enable))
 		return -EINVAL;
 	down_write(&purlin_cfg_sem);
+	if (enable && !ref->addr.traddr[0]) {
+		up_write(&purlin_cfg_sem);
+		return -EINVAL;		/* nothing to refer to yet */
+	}
 	if (ref->enabled != enable) {
 		ref->enabled = enable;
 		purlin_disc_changed();

@@ -379,8 +379,12 @@ int purlin_ns_enable(struct purlin_ns *ns)
 	struct purlin_subsys *subsys = ns->subsys;
 	int ret = 0;
 
+	/*
+	 * enable_lock keeps device_path and buffered_io stable; opening the
+	 * backing store may block for long (a stalled network file system),
+	 * so subsys->lock is only taken to publish the namespace.
+	 */
 	mutex_lock(&ns->enable_lock);
-	mutex_lock(&subsys->lock);
 	if (ns->enabled)
 		goto unlock;
 	ret = -EINVAL;
@@ -393,15 +397,18 @@ int purlin_ns_enable(struct purlin_ns *ns)
 	ret = percpu_ref_init(&ns->ref, purlin_ns_ref_release, 0, GFP_KERNEL);
 	if (ret)
 		goto close;
+	mutex_lock(&subsys->lock);
 	ret = xa_insert(&subsys->namespaces, ns->nsid, ns, GFP_KERNEL);
-	if (ret)
+	if (ret) {
+		mutex_unlock(&subsys->lock);
 		goto exit_ref;
+	}
 	ns->enabled = true;
 	subsys->nr_namespaces++;
+	mutex_unlock(&subsys->lock);
 	atomic_inc(&purlin_live.namespaces);
 	pr_info("subsystem %s: namespace %u enabled (%s, %llu bytes)\n",
 		subsys->subsysnqn, ns->nsid, ns->device_path, ns->size);
-	mutex_unlock(&subsys->lock);
 	purlin_subsys_ns_changed(subsys, ns->nsid);
 	mutex_unlock(&ns->enable_lock);
 	return 0;
@@ -411,7 +418,6 @@ exit_ref:
 close:
 	purlin_bdev_close(ns);
 unlock:
-	mutex_unlock(&subsys->lock);
 	mutex_unlock(&ns->enable_lock);
 	return ret;
 }

@@ -39,7 +39,7 @@ void purlin_bdev_close(struct purlin_ns *ns)
 
 static u16 purlin_blk_status(struct purlin_req *req, blk_status_t sts)
 {
-	bool write = req->cmd->common.opcode == nvme_cmd_write;
+	bool write = req->cmd->common.opcode != nvme_cmd_read;
 
 	switch (sts) {
 	case BLK_STS_OK:

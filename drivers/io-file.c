@@ -2,7 +2,10 @@
 /*
  * File back end: a namespace whose device_path names a regular file.  By
  * default the file is opened with O_DIRECT and reads and writes are
- * asynchronous kiocbs on the request's own bio_vec table; with buffered_io
+ * asynchronous kiocbs on the request's own bio_vec table, tried first with
+ * IOCB_NOWAIT so a completion worker never waits on file system locks or
+ * block allocation (on -EAGAIN the I/O is redone on purlin_io_wq); with
+ * buffered_io
  * they go through the page cache, synchronously, on purlin_io_wq (as do
  * flush -> fsync, Write Zeroes -> fallocate(ZERO_RANGE) and Dataset
  * Management deallocate -> fallocate(PUNCH_HOLE)), so the completion
@@ -50,7 +53,7 @@ void purlin_file_close(struct purlin_ns *ns)
 
 static u16 purlin_file_status(struct purlin_req *req, long ret, size_t len)
 {
-	bool write = req->cmd->common.opcode == nvme_cmd_write;
+	bool write = req->cmd->common.opcode != nvme_cmd_read;
 
 	if (ret == len)
 		return 0;
@@ -67,9 +70,18 @@ static u16 purlin_file_status(struct purlin_req *req, long ret, size_t len)
 	}
 }
 
+static void purlin_file_work(struct work_struct *work);
+
 static void purlin_file_rw_done(struct kiocb *iocb, long ret)
 {
 	struct purlin_req *req = container_of(iocb, struct purlin_req, iocb);
+
+	/* It would have had to wait: redo it where waiting is fine. */
+	if (ret == -EAGAIN && (iocb->ki_flags & IOCB_NOWAIT)) {
+		INIT_WORK(&req->work, purlin_file_work);
+		queue_work(purlin_io_wq, &req->work);
+		return;
+	}
 
 	purlin_req_complete(req, purlin_file_status(req, ret,
 						    req->data_len));
@@ -96,8 +108,10 @@ static void purlin_file_submit_rw(struct purlin_req *req, bool sync)
 
 	init_sync_kiocb(&req->iocb, file);
 	req->iocb.ki_pos = le64_to_cpu(req->cmd->rw.slba) << ns->blksize_shift;
-	if (!sync)
+	if (!sync) {
 		req->iocb.ki_complete = purlin_file_rw_done;
+		req->iocb.ki_flags |= IOCB_NOWAIT;
+	}
 	if (write && (req->cmd->rw.control & cpu_to_le16(NVME_RW_FUA)))
 		req->iocb.ki_flags |= IOCB_DSYNC;
 

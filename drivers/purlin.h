@@ -357,7 +357,7 @@ u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,
 /* ana.c */
 u16 purlin_ana_check(struct purlin_port *port, struct purlin_ns *ns);
 void purlin_log_ana(struct purlin_req *req);
-void purlin_ana_changed(struct purlin_port *port);
+void purlin_ana_changed(struct purlin_port *port, struct purlin_subsys *only);
 
 /* events.c: asynchronous event notifications */
 void purlin_aer_queue(struct purlin_ctrl *ctrl, struct purlin_req *req);

@@ -124,16 +124,16 @@ static void purlin_put_u128(u8 *dst, u64 val)
 
 /*
  * SMART / Health: host commands and data units (thousands of 512-byte
- * units, rounded up) of one namespace, or of every namespace of the
- * subsystem for nsid 0 / 0xffffffff.  Purlin has no media of its own to
- * report on, so the health fields say "healthy".
+ * units, rounded up) of one namespace (all hosts), or for nsid 0 /
+ * 0xffffffff of this controller over its life (never decreasing when
+ * namespaces go).  Purlin has no media of its own to report on, so the
+ * health fields say "healthy".
  */
 u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,
 		     struct nvme_smart_log *log)
 {
-	struct purlin_io_stats sum = {}, s;
+	struct purlin_io_stats sum;
 	struct purlin_ns *ns;
-	unsigned long idx;
 
 	if (nsid && nsid != 0xffffffff) {
 		ns = purlin_ns_get(ctrl->subsys, nsid);
@@ -142,15 +142,7 @@ u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,
 		purlin_stats_sum(ns->stats, &sum);
 		purlin_ns_put(ns);
 	} else {
-		rcu_read_lock();
-		xa_for_each(&ctrl->subsys->namespaces, idx, ns) {
-			purlin_stats_sum(ns->stats, &s);
-			sum.read_cmds += s.read_cmds;
-			sum.read_bytes += s.read_bytes;
-			sum.write_cmds += s.write_cmds;
-			sum.write_bytes += s.write_bytes;
-		}
-		rcu_read_unlock();
+		purlin_stats_sum(ctrl->stats, &sum);
 	}
 	log->avail_spare = 100;
 	log->spare_thresh = 10;

@@ -9,7 +9,7 @@ PKGS="make gcc libc6-dev pkg-config linux-image-amd64 linux-headers-amd64
 qemu-system-x86 busybox-static rdma-core ibverbs-providers ibverbs-utils
 rdmacm-utils libibverbs-dev librdmacm-dev nvme-cli fio iproute2 kmod cpio
 libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libjson-c-dev libcmocka-dev
-perftest tcpdump dwarves dkms ethtool debhelper dh-dkms"
+perftest tcpdump dwarves dkms ethtool debhelper dh-dkms gnuplot-nox"
 
 missing=""
 for p in $PKGS; do

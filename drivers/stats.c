@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
+#include <linux/part_stat.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
@@ -123,11 +124,30 @@ static void purlin_put_u128(u8 *dst, u64 val)
 }
 
 /*
+ * A block namespace's counters come from the block layer (all I/O the
+ * device saw, Purlin's and local); a file namespace's from Purlin's own.
+ */
+static void purlin_ns_counters(struct purlin_ns *ns, struct purlin_io_stats *s)
+{
+	struct block_device *bdev = ns->bdev.bdev;
+
+	if (ns->file || !bdev) {
+		purlin_stats_sum(ns->stats, s);
+		return;
+	}
+	memset(s, 0, sizeof(*s));
+	s->read_cmds = part_stat_read(bdev, ios[STAT_READ]);
+	s->read_bytes = (u64)part_stat_read(bdev, sectors[STAT_READ]) << SECTOR_SHIFT;
+	s->write_cmds = part_stat_read(bdev, ios[STAT_WRITE]);
+	s->write_bytes = (u64)part_stat_read(bdev, sectors[STAT_WRITE]) << SECTOR_SHIFT;
+}
+
+/*
  * SMART / Health: host commands and data units (thousands of 512-byte
- * units, rounded up) of one namespace (all hosts), or for nsid 0 /
- * 0xffffffff of this controller over its life (never decreasing when
- * namespaces go).  Purlin has no media of its own to report on, so the
- * health fields say "healthy".
+ * units, rounded up) of one namespace, or for nsid 0 / 0xffffffff of
+ * this controller over its life (never decreasing when namespaces go).
+ * Purlin has no media of its own to report on, so the health fields say
+ * "healthy".
  */
 u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,
 		     struct nvme_smart_log *log)
@@ -139,7 +159,7 @@ u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,
 		ns = purlin_ns_get(ctrl->subsys, nsid);
 		if (!ns)
 			return NVME_SC_INVALID_NS | PRL_DNR;
-		purlin_stats_sum(ns->stats, &sum);
+		purlin_ns_counters(ns, &sum);
 		purlin_ns_put(ns);
 	} else {
 		purlin_stats_sum(ctrl->stats, &sum);

@@ -1165,8 +1165,13 @@ static int sc_silent_peer(struct ctx *c)
 		const char *kind = iter ? "READ" : "WRITE";
 		int64_t t0;
 
+		/*
+		 * With a keep-alive timeout too: when every command happens
+		 * to complete before the QP goes, nothing is in flight to
+		 * fail, and only keep-alive expiry can tell the target.
+		 */
 		nw_retry_count = 6;
-		ret = nw_ctrl_open(&c->t, &a, &io, 127, 64 * 131072);
+		ret = nw_ctrl_open_kato(&c->t, &a, &io, 127, 64 * 131072, 5000);
 		nw_retry_count = 7;
 		if (ret) {
 			ret = -1;
@@ -1198,7 +1203,7 @@ static int sc_silent_peer(struct ctx *c)
 		t0 = ms_now();
 		nw_drop_qp(&io);
 		if (nw_wait_cm_disconnect(&io, 30000))
-			failf(c, "silent %s round: the target did not drop the I/O queue within 30 s of losing its peer QP with 64 x 128 KiB %ss in flight",
+			failf(c, "silent %s round: the target did not drop the I/O queue within 30 s of losing its peer QP (64 x 128 KiB %ss, KATO 5 s)",
 			      kind, kind);
 		else
 			note(c, "silent %s round: target dropped the I/O queue %lld ms after the host QP vanished",

@@ -91,8 +91,15 @@ purlinctl net set eth0 ring rx 256
 ethtool -g eth0 | sed -n '/^Current/,$p' | grep -q "^RX:[[:space:]]*256$" || fail "ring rx 256"
 
 log "coalescing: what virtio_net refuses is reported, nothing changes"
-expect_err 1 "net eth0: coalesce: adaptive-rx not supported by eth0 (driver virtio_net)" \
-	purlinctl net set eth0 coalesce adaptive-rx on
+if grep -q "^Adaptive RX: n/a" c0.txt; then
+	# the driver does not list adaptive RX: refused before anything is sent
+	expect_err 1 "net eth0: coalesce: adaptive-rx not supported by eth0 (driver virtio_net)" \
+		purlinctl net set eth0 coalesce adaptive-rx on
+else
+	# listed (6.12), but QEMU's device cannot do it: caught on read-back
+	expect_err 1 "did not apply 'coalesce adaptive-rx on'" \
+		purlinctl net set eth0 coalesce adaptive-rx on
+fi
 # Without VIRTIO_NET_F_NOTF_COAL (QEMU 7.2) the driver refuses usecs.
 expect_err 1 "net eth0: coalesce rx-usecs 8: Operation not supported" \
 	purlinctl net set eth0 coalesce rx-usecs 8

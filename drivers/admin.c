@@ -504,9 +504,9 @@ static void purlin_execute_get_features(struct purlin_req *req)
 
 /* ---- keep alive, async events, abort ------------------------------------ */
 
+/* Every command counts as traffic (purlin_req_init): nothing else to do. */
 static void purlin_execute_keep_alive(struct purlin_req *req)
 {
-	purlin_ctrl_keep_alive(req->sq->ctrl);
 	purlin_req_complete(req, 0);
 }
 

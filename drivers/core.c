@@ -140,21 +140,21 @@ fail:
 /*
  * The host's SGL must describe exactly the data the command moves, or for
  * some commands at least that much (Linux sends Dataset Management ranges
- * in a buffer sized for the maximum number of ranges).
+ * in a buffer sized for the maximum number of ranges).  Transports call
+ * this once they know transfer_len, before they take buffers or move data.
  */
-bool purlin_check_data_len(struct purlin_req *req, u32 len)
+bool purlin_check_data_len(struct purlin_req *req)
 {
-	if (likely(req->transfer_len == len) ||
-	    (req->data_len_min && req->transfer_len > len))
+	if (likely(req->transfer_len == req->data_len) ||
+	    (req->data_len_min && req->transfer_len > req->data_len))
 		return true;
 	purlin_req_complete(req, NVME_SC_SGL_INVALID_DATA | PRL_DNR);
 	return false;
 }
 
+/* Run a parsed command whose data length purlin_check_data_len() passed. */
 void purlin_req_execute(struct purlin_req *req)
 {
-	if (!purlin_check_data_len(req, req->data_len))
-		return;
 	req->execute(req);
 }
 
@@ -591,11 +591,6 @@ void purlin_ctrl_fatal(struct purlin_ctrl *ctrl)
 	ctrl->csts |= NVME_CSTS_CFS;
 	mutex_unlock(&ctrl->lock);
 	queue_work(purlin_wq, &ctrl->fatal_work);
-}
-
-void purlin_ctrl_keep_alive(struct purlin_ctrl *ctrl)
-{
-	WRITE_ONCE(ctrl->ka_seen, true);
 }
 
 u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,

@@ -303,7 +303,7 @@ u16 purlin_copy_to_sg(struct purlin_req *req, u32 off, const void *buf,
 u16 purlin_copy_from_sg(struct purlin_req *req, u32 off, void *buf,
 			size_t len);
 u16 purlin_zero_sg(struct purlin_req *req, u32 off, size_t len);
-bool purlin_check_data_len(struct purlin_req *req, u32 len);
+bool purlin_check_data_len(struct purlin_req *req);
 void purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
 		    u16 size);
 void purlin_sq_destroy(struct purlin_sq *sq);
@@ -338,7 +338,6 @@ u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 			     bool *bad_qid);
 void purlin_ctrl_put(struct purlin_ctrl *ctrl);
 void purlin_ctrl_fatal(struct purlin_ctrl *ctrl);
-void purlin_ctrl_keep_alive(struct purlin_ctrl *ctrl);
 void purlin_ctrl_set_cc(struct purlin_ctrl *ctrl, u32 cc);
 int purlin_transport_register(const struct purlin_transport_ops *ops);
 void purlin_transport_unregister(const struct purlin_transport_ops *ops);

@@ -714,7 +714,7 @@ static void prl_handle_command(struct prl_rdma_queue *queue,
 		purlin_req_complete(&rsp->req, status);
 		return;
 	}
-	if (!purlin_check_data_len(&rsp->req, rsp->req.data_len))
+	if (!purlin_check_data_len(&rsp->req))
 		return;
 	if (likely(list_empty_careful(&queue->exec_waits)) && prl_start(rsp))
 		return;

@@ -1140,6 +1140,30 @@ static ssize_t purlin_port_param_max_queue_size_store(struct config_item *item,
 }
 CONFIGFS_ATTR(purlin_port_, param_max_queue_size);
 
+static ssize_t purlin_port_param_tos_show(struct config_item *item, char *page)
+{
+	return sprintf(page, "%d\n", to_port(item)->tos);
+}
+
+/* -1 (follow the host) or a ToS byte, 0..255; only while disabled. */
+static ssize_t purlin_port_param_tos_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	struct purlin_port *port = to_port(item);
+	int v, ret = 0;
+
+	if (kstrtoint(page, 0, &v) || v < -1 || v > 255)
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	if (port->enabled)
+		ret = -EACCES;
+	else
+		port->tos = v;
+	up_write(&purlin_cfg_sem);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_port_, param_tos);
+
 static struct configfs_attribute *purlin_port_attrs[] = {
 	&purlin_port_attr_addr_trtype,
 	&purlin_port_attr_addr_adrfam,
@@ -1148,6 +1172,7 @@ static struct configfs_attribute *purlin_port_attrs[] = {
 	&purlin_port_attr_addr_treq,
 	&purlin_port_attr_param_inline_data_size,
 	&purlin_port_attr_param_max_queue_size,
+	&purlin_port_attr_param_tos,
 	NULL,
 };
 
@@ -1536,6 +1561,7 @@ static struct config_group *purlin_port_make(struct config_group *group,
 	purlin_set_trtype(&port->disc_addr, "rdma");
 	port->inline_data_size = PRL_DEF_INLINE;
 	port->max_queue_size = PRL_DEF_QUEUE_SIZE;
+	port->tos = -1;
 
 	config_group_init_type_name(&port->group, name, &purlin_port_type);
 	config_group_init_type_name(&port->subsys_group, "subsystems",

@@ -206,6 +206,12 @@ struct purlin_port {
 	struct nvmf_disc_rsp_page_entry disc_addr;
 	u32 inline_data_size;
 	u32 max_queue_size;
+	/*
+	 * ToS byte of the port's RDMA connections (RoCE: the IP header's
+	 * DSCP and ECN bits; IB: the GRH traffic class), or -1 to answer
+	 * each host with the traffic class it connected with.
+	 */
+	int tos;
 	bool enabled;
 	const struct purlin_transport_ops *ops;
 	void *priv;			/* the transport's listener */

@@ -118,6 +118,13 @@ struct prl_rdma_queue {
 	struct ib_cq *cq;
 	u32 nr_cqe;
 	u32 port_num;
+	/*
+	 * The QP is ours, not the CM's: we move it to RTS before accepting,
+	 * with the port's traffic class in its address vector, and destroy
+	 * it ourselves.  The CM then never touches it.
+	 */
+	bool own_qp;
+	int tos;			/* port->tos at connect time */
 	struct prl_rdma_device *dev;
 	struct prl_rdma_port *rport;
 
@@ -883,6 +890,42 @@ static void prl_qp_event(struct ib_event *event, void *ctx)
 	}
 }
 
+/*
+ * Bring our own QP to RTS the way the CM would inside rdma_accept(), but
+ * with the traffic class of the port instead of the one the host's request
+ * carried: on the passive side the CM builds the address vector from the
+ * REQ, so an accepted connection otherwise answers with the host's class.
+ */
+static int prl_qp_ready(struct prl_rdma_queue *queue,
+			const struct rdma_conn_param *accept)
+{
+	static const enum ib_qp_state steps[] = {
+		IB_QPS_INIT, IB_QPS_RTR, IB_QPS_RTS,
+	};
+	struct ib_qp_attr attr;
+	int mask, ret, i;
+
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.qp_state = steps[i];
+		ret = rdma_init_qp_attr(queue->cm_id, &attr, &mask);
+		if (ret)
+			return ret;
+		if (steps[i] == IB_QPS_RTR) {
+			attr.max_dest_rd_atomic = accept->responder_resources;
+			if (rdma_ah_get_ah_flags(&attr.ah_attr) & IB_AH_GRH)
+				rdma_ah_retrieve_grh(&attr.ah_attr)->traffic_class =
+					queue->tos;
+		} else if (steps[i] == IB_QPS_RTS) {
+			attr.max_rd_atomic = accept->initiator_depth;
+		}
+		ret = ib_modify_qp(queue->qp, &attr, mask);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int prl_create_qp(struct prl_rdma_queue *queue)
 {
 	struct ib_device *ib = queue->dev->ib;
@@ -920,14 +963,29 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 	attr.cap.max_recv_wr = queue->recv_queue_size + 1;
 	attr.cap.max_recv_sge = queue->inline_data_size ? 2 : 1;
 
-	ret = rdma_create_qp(queue->cm_id, queue->dev->pd, &attr);
+	/*
+	 * A port with its own ToS on an IB CM transport (InfiniBand, RoCE)
+	 * takes the QP out of the CM's hands, see prl_qp_ready().  iWARP
+	 * gets the ToS from the listener's id instead.
+	 */
+	queue->own_qp = queue->tos >= 0 &&
+			rdma_cap_ib_cm(ib, queue->cm_id->port_num);
+	if (queue->own_qp) {
+		queue->qp = ib_create_qp(queue->dev->pd, &attr);
+		ret = PTR_ERR_OR_ZERO(queue->qp);
+		if (ret)
+			queue->qp = NULL;
+	} else {
+		ret = rdma_create_qp(queue->cm_id, queue->dev->pd, &attr);
+		if (!ret)
+			queue->qp = queue->cm_id->qp;
+	}
 	if (ret) {
 		pr_err("creating a QP failed: %d\n", ret);
 		ib_cq_pool_put(queue->cq, queue->nr_cqe);
 		queue->cq = NULL;
 		return ret;
 	}
-	queue->qp = queue->cm_id->qp;
 	queue->sq_wr_total = attr.cap.max_send_wr - 1;
 	atomic_set(&queue->sq_wr_avail, queue->sq_wr_total);
 	return 0;
@@ -936,7 +994,10 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 static void prl_destroy_qp(struct prl_rdma_queue *queue)
 {
 	if (queue->qp) {
-		rdma_destroy_qp(queue->cm_id);
+		if (queue->own_qp)
+			ib_destroy_qp(queue->qp);
+		else
+			rdma_destroy_qp(queue->cm_id);
 		queue->qp = NULL;
 	}
 	if (queue->cq) {
@@ -1146,6 +1207,7 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	queue->recv_queue_size = rqsize;
 	queue->send_queue_size = sqsize;
 	queue->inline_data_size = qid ? port->inline_data_size : 0;
+	queue->tos = port->tos;
 	queue->inline_order = get_order(queue->inline_data_size);
 	spin_lock_init(&queue->rsp_lock);
 	INIT_LIST_HEAD(&queue->free_rsps);
@@ -1171,12 +1233,6 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 		goto put_dev;
 	if (prl_alloc_rsps(queue))
 		goto free_cmds;
-	if (prl_create_qp(queue))
-		goto free_rsps;
-	for (i = 0; i < queue->recv_queue_size; i++)
-		if (prl_post_recv(queue, &queue->cmds[i]))
-			goto destroy_qp;
-
 	rep.recfmt = cpu_to_le16(NVME_RDMA_CM_FMT_1_0);
 	rep.crqsize = cpu_to_le16(queue->recv_queue_size);
 	accept.private_data = &rep;
@@ -1191,6 +1247,20 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 				       ib->attrs.max_qp_init_rd_atom);
 	accept.responder_resources = min_t(u8, param->responder_resources,
 					   ib->attrs.max_qp_rd_atom);
+
+	if (prl_create_qp(queue))
+		goto free_rsps;
+	if (queue->own_qp) {
+		ret = prl_qp_ready(queue, &accept);
+		if (ret) {
+			pr_err("queue %u: QP to RTS failed: %d\n", qid, ret);
+			goto destroy_qp;
+		}
+		accept.qp_num = queue->qp->qp_num;
+	}
+	for (i = 0; i < queue->recv_queue_size; i++)
+		if (prl_post_recv(queue, &queue->cmds[i]))
+			goto destroy_qp;
 
 	/* From here on the release work owns the queue and the cm_id. */
 	atomic_inc(&rport->nr_queues);
@@ -1344,6 +1414,9 @@ static int prl_listen(struct prl_rdma_port *rport)
 		if (ret)
 			goto destroy;
 	}
+	/* iWARP providers take the ToS of accepted connections from here. */
+	if (port->tos >= 0)
+		rdma_set_service_type(cm_id, port->tos);
 	ret = rdma_bind_addr(cm_id, (struct sockaddr *)&addr);
 	if (ret)
 		goto destroy;

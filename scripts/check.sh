@@ -103,6 +103,14 @@ if [ "$vrc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/vm.log"; then
 	result FAIL guest-suite "harness error (exit $vrc)"
 fi
 
+echo "== guest pair tests (two guests, one virtual wire)${suite_env:+ ($suite_env)}"
+env $suite_env tests/vm/run --pair 2>&1 | tee "$logdir/vm-pair.log"
+vrc=${PIPESTATUS[0]}
+count_lines "$logdir/vm-pair.log"
+if [ "$vrc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/vm-pair.log"; then
+	result FAIL guest-pair "harness error (exit $vrc)"
+fi
+
 # The interop core on Debian's 6.12 kernel, as target and as host.
 if [ -z "${CHECK_KVER:-}" ]; then
 	echo "== guest interop core on Debian 6.12"

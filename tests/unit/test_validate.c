@@ -149,6 +149,9 @@ static void test_numbers(void **state)
 	      { "-1", true }, { "2", true }, { "128", true }, { "65536", true }, { "1", false },
 	      { "65537", false }, { "0", false });
 	CHECK(pl_check_mdts, { "-1", true }, { "0", true }, { "255", true }, { "256", false });
+	CHECK(pl_check_tos,
+	      { "-1", true }, { "0", true }, { "104", true }, { "255", true }, { "256", false },
+	      { "-2", false }, { "0x68", false }, { "af31", false }, { "", false });
 }
 
 static void test_enums_and_path(void **state)

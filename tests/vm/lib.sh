@@ -221,3 +221,27 @@ nvme_disconnect() {
 idfield() {
 	sed -n "s/^$1 *: *//p" | head -n1 | sed 's/ *$//'
 }
+
+# Pair tests (tests/vm/pair/, `tests/vm/run --pair`): two guests, ROLE
+# "target" (TRADDR) and "host" (HOSTADDR), meet through marks in /share.
+HOSTADDR=10.99.0.2
+
+# pair_mark NAME: tell the other guest that NAME happened.
+pair_mark() {
+	touch "/share/$1"
+}
+
+# pair_wait NAME [SECONDS]: wait for the other guest's mark NAME (default
+# 120 s); fail at once if the other guest's test failed.
+pair_wait() {
+	local n=$((${2:-120} * 10)) f
+	while [ "$n" -gt 0 ]; do
+		[ -e "/share/$1" ] && return 0
+		for f in /share/"$TEST".failed.*; do
+			[ -e "$f" ] && fail "the other guest's test failed (${f##*.})"
+		done
+		sleep 0.1
+		n=$((n - 1))
+	done
+	fail "timed out waiting for the other guest's mark '$1'"
+}

@@ -31,6 +31,7 @@ static const struct pl_kw port_kws[] = {
 	{ "treq", "addr_treq", treq_conv, NULL },
 	{ "inline-size", "param_inline_data_size", NULL, NULL },
 	{ "queue-size", "param_max_queue_size", NULL, NULL },
+	{ "tos", "param_tos", NULL, NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -102,7 +103,7 @@ static int port_unlink(struct pl_ctx *ctx, int argc, char **argv)
 
 #define PORT_ATTRS "[trtype rdma|tcp|...] [adrfam ipv4|ipv6|...] [traddr ADDR]\n" \
 	"        [trsvcid SVC] [treq required|not-required|not-specified]\n"      \
-	"        [inline-size BYTES] [queue-size N]"
+	"        [inline-size BYTES] [queue-size N] [tos -1|0..255]"
 
 static const struct pl_verb port_verbs[] = {
 	{ "add", port_add, "ID " PORT_ATTRS },

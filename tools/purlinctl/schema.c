@@ -105,6 +105,7 @@ static const struct pl_attr_spec port_attrs[] = {
 	{ "param_max_queue_size", pl_check_queue_size, PL_CMP_NUM, false },
 	{ "param_mdts", pl_check_mdts, PL_CMP_NUM, false },
 	{ "param_pi_enable", pl_check_bool, PL_CMP_NUM, false },
+	{ "param_tos", pl_check_tos, PL_CMP_NUM, false },
 	{ NULL, NULL, PL_CMP_STR, false },
 };
 

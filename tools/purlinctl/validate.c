@@ -313,6 +313,11 @@ const char *pl_check_queue_size(const char *s)
 	return int_or_default(s, 2, 65536) ? NULL : "must be -1 (transport default) or 2..65536";
 }
 
+const char *pl_check_tos(const char *s)
+{
+	return int_or_default(s, 0, 255) ? NULL : "must be -1 (follow the host) or a ToS byte 0..255";
+}
+
 const char *pl_check_mdts(const char *s)
 {
 	return int_or_default(s, 0, 255) ? NULL : "must be -1 (transport default) or 0..255";

@@ -41,6 +41,7 @@ const char *pl_check_ana_state(const char *s);
 const char *pl_check_inline_size(const char *s);
 const char *pl_check_queue_size(const char *s);
 const char *pl_check_mdts(const char *s);
+const char *pl_check_tos(const char *s);
 /* Address and service id depend on the address family (NULL: ipv4). */
 const char *pl_check_traddr(const char *adrfam, const char *s);
 const char *pl_check_trsvcid(const char *adrfam, const char *s);

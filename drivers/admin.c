@@ -113,7 +113,7 @@ static void purlin_identify_ns_limits(struct purlin_ns *ns,
 	struct block_device *bdev = ns->bdev.bdev;
 	u8 shift = ns->blksize_shift;
 
-	id->nsfeat |= NVME_NS_FEAT_ATOMICS | NVME_NS_FEAT_IO_OPT;
+	id->nsfeat |= NVME_NS_FEAT_ATOMICS | PURLIN_NS_FEAT_OPTPERF;
 	id->nawun = purlin_lb0(bdev_physical_block_size(bdev), shift);
 	id->nawupf = id->nawun;
 	id->nacwu = id->nawun;

@@ -21,6 +21,31 @@
 #include <asm/unaligned.h>
 #endif
 
+/* hex2bin() and friends: linux/hex.h, which linux/kernel.h no longer includes (7.x). */
+#if __has_include(<linux/hex.h>)
+#include <linux/hex.h>
+#endif
+
+/*
+ * Identify Namespace NSFEAT bit 4 (OPTPERF: NPWG, NPWA, NPDG, NPDA, NOWS are
+ * valid): NVME_NS_FEAT_IO_OPT up to 6.12, NVME_NS_FEAT_OPTPERF_SHIFT/_MASK
+ * (two bits since NVMe 2.1) in 7.x.
+ */
+#define PURLIN_NS_FEAT_OPTPERF	(1 << 4)
+
+/* __blkdev_issue_discard() returns void after 6.12 (it cannot fail). */
+static inline int purlin_issue_discard(struct block_device *bdev,
+				       sector_t sector, sector_t nr_sects,
+				       gfp_t gfp, struct bio **biop)
+{
+#ifdef HAVE_BLKDEV_ISSUE_DISCARD_VOID
+	__blkdev_issue_discard(bdev, sector, nr_sects, gfp, biop);
+	return 0;
+#else
+	return __blkdev_issue_discard(bdev, sector, nr_sects, gfp, biop);
+#endif
+}
+
 /*
  * An open block device.  Purlin opens devices shared (not exclusively),
  * read-write, as nvmet does.

@@ -191,7 +191,7 @@ static void purlin_bdev_execute_dsm(struct purlin_req *req)
 
 		if (!nlb)
 			continue;
-		ret = __blkdev_issue_discard(ns->bdev.bdev,
+		ret = purlin_issue_discard(ns->bdev.bdev,
 			purlin_lba_to_sector(ns, le64_to_cpu(ranges[i].slba)),
 			purlin_lba_to_sector(ns, nlb), GFP_KERNEL, &bio);
 		if (ret)

@@ -99,10 +99,24 @@ vm-check:
 check:
 	@CHECK_KVER='$(if $(filter command line,$(origin KVER)),$(KVER))' scripts/check.sh
 
+# make check-debug [T="test ..."]: the guest suite on a debug kernel built
+# from Debian's 6.1 source (KASAN, lockdep, kmemleak, UBSAN; cached in
+# /var/cache/purlin/debug-kernel/).  The first run builds the kernel (long).
+.PHONY: check-debug
+check-debug:
+	@scripts/check-debug.sh
+
 demo:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory -s all >/dev/null
 	@tests/vm/run --demo
+
+# Packages and DKMS on Debian's newest kernel (sid chroot, cached in
+# /var/cache/purlin), 6.1 and 6.12: scripts/dkms-check.sh, also run by `make check`.
+.PHONY: check-dkms
+check-dkms:
+	@scripts/deps.sh
+	@scripts/dkms-check.sh
 
 # Purlin against nvmet-rdma and the raw transport in one guest boot (Documentation/benchmark.md)
 .PHONY: bench
@@ -118,6 +132,8 @@ help:
 	@echo "make deb        Debian packages purlin-dkms and purlinctl (build/deb/)"
 	@echo "make deps       install build/test dependencies (Debian packages)"
 	@echo "make check      build, unit tests, guest test suite"
+	@echo "make check-dkms packages + DKMS on sid's newest kernel (chroot), 6.1, 6.12"
+	@echo "make check-debug  guest suite on a KASAN/lockdep/kmemleak/UBSAN 6.1 kernel (T='test ...')"
 	@echo "make demo       boot a guest, export a RAM namespace, connect, run fio"
 	@echo "make bench      nvmet-rdma vs Purlin vs perftest in one guest boot -> bench/results/"
 	@echo "make vm-check T='test ...'  run chosen guest tests (V=1 streams console)"

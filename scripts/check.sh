@@ -95,6 +95,15 @@ if [ ! -s "$logdir/unit.txt" ]; then
 	result FAIL unit "no unit test results"
 fi
 
+# Packages, DKMS and the newest Debian kernel (sid chroot), 6.1, 6.12.
+echo "== packaging and kernels (DKMS)"
+scripts/dkms-check.sh 2>&1 | tee "$logdir/dkms.log"
+drc=${PIPESTATUS[0]}
+count_lines "$logdir/dkms.log"
+if [ "$drc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/dkms.log"; then
+	result FAIL dkms-check "harness error (exit $drc)"
+fi
+
 echo "== guest suite${suite_env:+ ($suite_env)}"
 env $suite_env tests/vm/run ${T:-} 2>&1 | tee "$logdir/vm.log"
 vrc=${PIPESTATUS[0]}

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the Debian packages (purlin-dkms, purlinctl) with dpkg-buildpackage
-# from a clean copy of the tracked sources; results in build/deb/.
+# from a clean copy of the tracked sources; results in build/deb/ (or in
+# PURLIN_DEB_OUT, which scripts/dkms-check.sh uses).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 version=$(cat "$top/VERSION")
-out=$top/build/deb
+out=${PURLIN_DEB_OUT:-$top/build/deb}
 src=$out/purlin-$version
 
 rm -rf "$out"

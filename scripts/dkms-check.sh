@@ -1,0 +1,287 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Packaging and kernel coverage (make check-dkms; a step of make check):
+#
+#  - the Debian packages (make deb, built into build/dkms/deb/);
+#  - the newest kernel Debian ships, in a sid chroot (scripts/sid-chroot.sh,
+#    cached in /var/cache/purlin/): purlin.ko built with W=1 from a copy of
+#    the tree against its headers, then the packages installed with apt and
+#    the module built by DKMS's autoinstall, checked with dkms status and
+#    modinfo.  The chroot runs on a throwaway overlay and is not changed;
+#  - a real `dkms add/build/install` on this host for Debian's 6.1 (installed
+#    headers) and 6.12 (headers fetched by scripts/kernel-fetch.sh), with
+#    private DKMS trees under build/dkms/host/ (the system's /var/lib/dkms
+#    and /lib/modules are not touched; modules are signed with a throwaway
+#    key in build/dkms/).
+#
+# Prints one line per item, "PASS name" or "FAIL name: reason", other lines
+# indented; exits 1 if anything failed.  Logs are in build/dkms/.
+set -uo pipefail
+
+# chroot, mounts, dkms: root.
+[ "$(id -u)" -eq 0 ] || exec sudo -E -- "$0" "$@"
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+version=$(cat VERSION)
+out=$top/build/dkms
+logs=$out/logs
+start=$(date +%s)
+failed=0
+laps=""
+lap_t=$start
+lap() {	# lap NAME: note the time since the previous lap
+	local now
+	now=$(date +%s)
+	laps="$laps${laps:+, }$1 $((now - lap_t)) s"
+	lap_t=$now
+}
+
+result() {	# result PASS|FAIL name [reason]
+	[ "$1" = PASS ] || failed=1
+	echo "$1 $2${3:+: $3}"
+}
+info() { echo "  $*"; }
+rel() { echo "${1#"$top"/}"; }
+
+# check_modinfo KO KVER: prints why the module's metadata is wrong, or
+# nothing.  Also run inside the chroot (copied there with declare -f).
+check_modinfo() {
+	local f=$1 k=$2 v
+	modinfo "$f" > /dev/null 2>&1 || { echo "modinfo cannot read $f"; return; }
+	v=$(modinfo -F version "$f")
+	[ "$v" = "$PURLIN_VERSION" ] || { echo "modinfo version '$v', expected '$PURLIN_VERSION'"; return; }
+	v=$(modinfo -F vermagic "$f")
+	[ "${v%% *}" = "$k" ] || { echo "vermagic '$v' is not for $k"; return; }
+	[ -n "$(modinfo -F description "$f")" ] || { echo "modinfo shows no description"; return; }
+	v=$(modinfo -F license "$f")
+	[ "$v" = GPL ] || { echo "modinfo license '$v', expected GPL"; return; }
+	modinfo -F parm "$f" | grep -q '^data_pool_mb:' ||
+		echo "modinfo lists no data_pool_mb parameter"
+}
+export PURLIN_VERSION=$version
+
+# describe_ko KO: version, kernel, signer (for the log).
+describe_ko() {
+	local signer
+	signer=$(modinfo -F signer "$1")
+	echo "version $(modinfo -F version "$1"), for $(modinfo -F vermagic "$1" | cut -d' ' -f1)${signer:+, signed by \"$signer\"}"
+}
+
+# first_problem LOG: the first compiler error or warning in a build log.
+first_problem() {
+	grep -m1 -E 'error:|warning:|undefined!' "$1" | sed 's/^[[:space:]]*//'
+}
+
+mkdir -p "$out"
+exec 8> "$out/.lock"
+if ! flock -n 8; then
+	info "another dkms-check is running in this tree; waiting"
+	flock 8
+fi
+rm -rf "$logs"
+mkdir -p "$logs"
+
+# --- the packages ---------------------------------------------------------
+deb_dkms=$out/deb/purlin-dkms_${version}_all.deb
+deb_ctl=$out/deb/purlinctl_${version}_amd64.deb
+debs_ok=0
+if ! PURLIN_DEB_OUT=$out/deb nice -n 10 scripts/make-deb.sh > "$logs/deb.log" 2>&1; then
+	sed 's/^/    /' "$logs/deb.log" | tail -n 15
+	result FAIL deb-packages "make deb failed (see $(rel "$logs/deb.log"))"
+elif [ ! -f "$deb_dkms" ] || [ ! -f "$deb_ctl" ]; then
+	result FAIL deb-packages "purlin-dkms or purlinctl .deb missing in $(rel "$out/deb")"
+else
+	result PASS deb-packages
+	debs_ok=1
+fi
+# The DKMS source exactly as the package ships it (used for the host builds).
+rm -rf "$out/pkg"
+if [ $debs_ok = 1 ] && ! dpkg-deb -x "$deb_dkms" "$out/pkg"; then
+	debs_ok=0
+fi
+
+lap packages
+
+# --- the newest Debian kernel, in the sid chroot --------------------------
+sid=$out/sid
+sid_items="build-module-W1 deb-install dkms-autoinstall"
+if ! skver=$(scripts/sid-chroot.sh ensure 2> "$logs/sid-chroot.log"); then
+	sed 's/^/    /' "$logs/sid-chroot.log" | tail -n 10
+	reason="no sid chroot: $(tail -n 1 "$logs/sid-chroot.log")"
+	result FAIL sid-chroot "$reason"
+	for i in $sid_items; do
+		result FAIL "$i-sid" "no sid chroot"
+	done
+else
+	result PASS sid-chroot
+	info "sid: headers $skver, $(scripts/sid-chroot.sh info | sed -n 's/^cc=//p'), chroot" \
+		"updated $(scripts/sid-chroot.sh info | sed -n 's/^updated=//p') (scripts/sid-chroot.sh refresh)"
+	rm -rf "$sid"
+	mkdir -p "$sid/src/drivers" "$sid/src/scripts/compat" "$sid/debs" "$sid/logs"
+	# A copy of the tree as scripts/build-for.sh makes it (sources only).
+	cp Makefile Kbuild VERSION LICENSE "$sid/src/"
+	for f in drivers/*.c drivers/*.h; do
+		[ "$f" = drivers/compat-probed.h ] || cp "$f" "$sid/src/drivers/"
+	done
+	cp scripts/compat-probe.sh "$sid/src/scripts/"
+	cp scripts/compat/*.c "$sid/src/scripts/compat/"
+	if [ $debs_ok = 1 ]; then
+		cp "$deb_dkms" "$deb_ctl" "$sid/debs/"
+	fi
+	{
+		echo '#!/bin/bash'
+		echo '# Generated by scripts/dkms-check.sh; runs inside the sid chroot.'
+		echo 'set -uo pipefail'
+		echo "k='$skver' PURLIN_VERSION='$version' debs_ok=$debs_ok"
+		declare -f check_modinfo describe_ko first_problem
+		cat <<-'EOF'
+		L=/purlin/logs
+		res() { echo "$1 $2-$k${3:+: $3}"; }
+
+		# (a) the module with W=1, as `make module` builds it
+		make -k -C /purlin/src KVER="$k" -j"$(nproc)" module > $L/module.log 2>&1
+		rc=$?
+		n=$(grep -cE 'error:|warning:|undefined!' $L/module.log)
+		grep -E 'error:|warning:|undefined!' $L/module.log | sed 's/^/    /' | head -n 20
+		if [ $rc -ne 0 ]; then
+			res FAIL build-module-W1 "build failed ($n errors/warnings), first: $(first_problem $L/module.log)"
+		elif [ "$n" -ne 0 ]; then
+			res FAIL build-module-W1 "$n warnings with W=1, first: $(first_problem $L/module.log)"
+		else
+			res PASS build-module-W1
+		fi
+
+		# (b) the packages, and DKMS's autoinstall from purlin-dkms's postinst
+		if [ "$debs_ok" != 1 ]; then
+			res FAIL deb-install "no packages"
+			res FAIL dkms-autoinstall "no packages"
+			exit 0
+		fi
+		apt-get install -y -q /purlin/debs/purlin-dkms_*.deb \
+			/purlin/debs/purlinctl_*.deb > $L/apt.log 2>&1
+		rc=$?
+		dkmslog=/var/lib/dkms/purlin/$PURLIN_VERSION/build/make.log
+		[ -f $dkmslog ] && cp $dkmslog $L/dkms-make.log
+		ver=$(purlinctl --version 2>&1)
+		dst=$(dpkg-query -W -f '${db:Status-Status}' purlin-dkms 2>/dev/null)
+		if [ $rc -ne 0 ] && [ "$dst" = half-configured ] && grep -q 'Error! Bad return status for module build' $L/apt.log; then
+			res FAIL deb-install "purlin-dkms's postinst failed: its DKMS build failed (see dkms-autoinstall)"
+		elif [ $rc -ne 0 ]; then
+			res FAIL deb-install "apt-get install failed: $(grep -m1 -E '^E: ' $L/apt.log)"
+		elif [ "$ver" != "purlinctl $PURLIN_VERSION" ]; then
+			res FAIL deb-install "purlinctl --version printed '$ver'"
+		else
+			res PASS deb-install
+		fi
+		st=$(dkms status -m purlin -v "$PURLIN_VERSION" -k "$k" 2>&1)
+		echo "  dkms status: ${st:-(nothing)}"
+		ko=$(ls /lib/modules/"$k"/updates/dkms/purlin.ko* 2>/dev/null | head -n 1)
+		if ! echo "$st" | grep -q ': installed'; then
+			why=${st:-not added}
+			[ -f $L/dkms-make.log ] && grep -E 'error:|warning:' $L/dkms-make.log | sed 's/^/    /' | head -n 20
+			[ -f $L/dkms-make.log ] && why="$why; first: $(first_problem $L/dkms-make.log)"
+			res FAIL dkms-autoinstall "not installed for $k ($why)"
+		elif [ -z "$ko" ]; then
+			res FAIL dkms-autoinstall "dkms says installed, but no /lib/modules/$k/updates/dkms/purlin.ko*"
+		else
+			why=$(check_modinfo "$ko" "$k")
+			if [ -n "$why" ]; then
+				res FAIL dkms-autoinstall "$why"
+			else
+				echo "  $ko: $(describe_ko "$ko")"
+				res PASS dkms-autoinstall
+			fi
+		fi
+		EOF
+	} > "$sid/inside.sh"
+	scripts/sid-chroot.sh run -o "$out/sid-overlay" -b "$sid:/purlin" -- \
+		/bin/bash /purlin/inside.sh > "$logs/sid.log" 2> "$logs/sid.err"
+	rc=$?
+	cat "$logs/sid.log"
+	for i in $sid_items; do
+		if ! grep -qE "^(PASS|FAIL) $i-" "$logs/sid.log"; then
+			sed 's/^/    /' "$logs/sid.err" | tail -n 5
+			result FAIL "$i-$skver" "the chroot run ended early (exit $rc, see $(rel "$logs/sid.err"))"
+		fi
+	done
+	grep -q '^FAIL ' "$logs/sid.log" && failed=1
+	for f in "$sid"/logs/*.log; do
+		[ -f "$f" ] && cp "$f" "$logs/sid-${f##*/}"
+	done
+	# The overlay's writable layer (the installed packages) is not needed.
+	rm -rf "$out/sid-overlay"
+fi
+
+lap sid
+
+# --- DKMS on this host, private trees -------------------------------------
+# host_dkms NAME KVER [KERNEL-SOURCE-DIR SIGN-FILE]
+host_dkms() {
+	local name=$1 k=$2 ksrc=${3:-} sign=${4:-}
+	local h=$out/host/$k log=$logs/dkms-$k.log st ko why
+	rm -rf "$h"
+	mkdir -p "$h/tree" "$h/lib/modules/$k"
+	if [ $debs_ok != 1 ]; then
+		result FAIL "$name" "no purlin-dkms package"
+		return
+	fi
+	local trees=(--dkmstree "$h/tree" --sourcetree "$out/pkg/usr/src"
+		--installtree "$h/lib/modules")
+	local kopts=(-k "$k")
+	[ -z "$ksrc" ] || kopts+=(--kernelsourcedir "$ksrc")
+	# Signing as on a real system, with a throwaway key (dkms creates it).
+	export mok_signing_key=$out/mok.key mok_certificate=$out/mok.pub
+	if [ -n "$sign" ]; then export sign_file=$sign; else unset sign_file; fi
+	{
+		dkms add -m purlin -v "$version" "${trees[@]}" &&
+			nice -n 10 dkms build -m purlin -v "$version" "${kopts[@]}" "${trees[@]}" &&
+			dkms install -m purlin -v "$version" "${kopts[@]}" "${trees[@]}" --no-depmod
+	} > "$log" 2>&1
+	local rc=$?
+	local mlog=$h/tree/purlin/$version/build/make.log
+	[ -f "$mlog" ] && cp "$mlog" "$logs/dkms-make-$k.log"
+	st=$(dkms status -m purlin -v "$version" -k "$k" "${trees[@]}" 2>&1)
+	ko=$(ls "$h/lib/modules/$k/updates/dkms/purlin.ko"* 2> /dev/null | head -n 1)
+	if [ $rc -ne 0 ] || ! echo "$st" | grep -q ': installed'; then
+		why="dkms failed (exit $rc, see $(rel "$log"))"
+		if [ -f "$mlog" ] && [ -n "$(first_problem "$mlog")" ]; then
+			grep -E 'error:|warning:' "$mlog" | sed 's/^/    /' | head -n 20
+			why="$why; first: $(first_problem "$mlog")"
+		fi
+		result FAIL "$name" "$why"
+	elif [ -z "$ko" ]; then
+		result FAIL "$name" "dkms says installed, but no purlin.ko in $(rel "$h/lib/modules/$k")"
+	elif [ -f "$mlog" ] && [ -n "$(first_problem "$mlog")" ]; then
+		result FAIL "$name" "warnings: $(first_problem "$mlog")"
+	elif why=$(check_modinfo "$ko" "$k") && [ -n "$why" ]; then
+		result FAIL "$name" "$why"
+	else
+		info "$(rel "$ko"): $(describe_ko "$ko")"
+		result PASS "$name"
+	fi
+}
+
+# Debian 12's 6.1: the installed headers.
+found=0
+for b in $(ls -d /lib/modules/6.1.0-*-amd64/build 2> /dev/null | sort -V); do
+	k=${b#/lib/modules/}
+	k=${k%/build}
+	found=1
+	host_dkms "dkms-build-$k" "$k"
+done
+[ $found = 1 ] || result FAIL dkms-build-6.1 "no /lib/modules/6.1.0-*-amd64/build (run make deps)"
+lap 6.1
+
+# Debian's 6.12 (bookworm-backports): private headers under build/kernels/.
+if ! k=$(scripts/kernel-fetch.sh 6.12 2> "$logs/kernel-fetch.log"); then
+	result FAIL dkms-build-6.12 "cannot fetch the 6.12 kernel packages: $(tail -n 1 "$logs/kernel-fetch.log")"
+else
+	r=$top/build/kernels/$k
+	host_dkms "dkms-build-$k" "$k" "$r/usr/src/linux-headers-$k" \
+		"$(ls "$r"/usr/lib/linux-kbuild-*/scripts/sign-file 2> /dev/null | head -n 1)"
+fi
+
+lap 6.12
+info "dkms-check: $(($(date +%s) - start)) s ($laps); logs in $(rel "$logs")"
+exit $failed

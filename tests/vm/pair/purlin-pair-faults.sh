@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+# Faults on the wire between two guests, under fio --verify=crc32c with no
+# verify error allowed: packet loss and delay on the RoCE path (tc netem:
+# delay both ways, loss of what the host sends -- capsules, RDMA READ
+# responses, ACKs -- so that the target's side recovers; soft-RoCE
+# retransmits), then a 10 s outage of the link in the middle of I/O (both
+# ends drop everything; longer than the keep-alive timeout, so the target
+# tears the controller down and the host reconnects and finishes its I/O).
+#
+# The outage is made with netem rather than `ip link set eth0 down/up`:
+# with soft-RoCE, a netdev that went down and up never accepts a host's
+# connection again, for Linux's nvmet exactly as for Purlin (checked on
+# 6.12 with VM_APPEND=purlin_pair_target=nvmet, which runs this test
+# against nvmet).  Soft-RoCE on 6.1 does not survive packet loss at all
+# (the host's rxe fails a memory registration and its I/O times out, for
+# nvmet too), so make check runs this test on 6.12.
+# timeout: 420
+
+NQN=nqn.2026-11.io.purlin.test:faults
+
+# recoveries: how often this guest's soft-RoCE saw a gap in what it
+# received (and asked for a resend) or resent what it sent.
+recoveries() {
+	local c=/sys/class/infiniband/rxe0/ports/1/hw_counters
+	echo $(($(cat $c/out_of_seq_request) + $(cat $c/completer_retry_err) +
+		$(cat $c/rcvd_seq_err)))
+}
+
+# VM_APPEND=purlin_pair_target=nvmet runs the same against Linux's nvmet,
+# to tell the transport's limits from the target's.
+use_nvmet=0
+grep -q 'purlin_pair_target=nvmet' /proc/cmdline && use_nvmet=1
+
+case "$ROLE" in
+target)
+	brd_create 64
+	if [ $use_nvmet = 1 ]; then
+		nvmet_export $NQN /dev/ram0 1
+	else
+		purlin_export $NQN /dev/ram0 1
+	fi
+	pair_mark target-ready
+
+	pair_wait connected
+	log "netem: 1 ms delay on the target's side"
+	tc qdisc add dev eth0 root netem delay 1ms
+	r0=$(recoveries)
+	pair_mark netem-on
+	pair_wait netem-done 300
+	r1=$(recoveries)
+	log "the target's soft-RoCE recovered from $((r1 - r0)) gaps"
+	[ "$r1" -gt "$r0" ] || fail "no recovery on the target: the loss missed the RoCE traffic"
+	tc qdisc del dev eth0 root
+
+	pair_wait fio-running
+	log "link outage for 10 s under I/O"
+	pair_mark flap-start
+	tc qdisc add dev eth0 root netem loss 100%
+	sleep 10
+	tc qdisc del dev eth0 root
+	pair_mark flapped
+	# The target notices on its own: its queues' sends fail, it tears the
+	# old controller down; the host then connects a new one.
+	pair_wait host-done 300
+	if [ $use_nvmet = 1 ]; then
+		nvmet_unexport $NQN 1
+	else
+		purlin_clear
+	fi
+	;;
+host)
+	pair_wait target-ready
+	dev=$(nvme_connect $NQN 4420 --reconnect-delay=1 --ctrl-loss-tmo=120)
+	pair_mark connected
+
+	pair_wait netem-on
+	tc qdisc add dev eth0 root netem loss 1% delay 1ms
+	log "fio verify through 1% loss"
+	fio_verify "$dev" 4k 16 8M
+	fio_verify "$dev" 128k 4 16M
+	dropped=$(tc -s qdisc show dev eth0 | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n1)
+	log "netem dropped $dropped of the host's packets"
+	[ "${dropped:-0}" -gt 0 ] || fail "netem dropped nothing: the test saw no loss"
+	tc qdisc del dev eth0 root
+	pair_mark netem-done
+
+	log "fio verify across a link outage"
+	dmesg -c > /dev/null
+	fio --name=flap --filename="$dev" --ioengine=libaio --direct=1 \
+		--rw=randwrite --bs=64k --iodepth=8 --size=48M \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--output-format=terse --terse-version=3 > /tmp/t/flap.out 2>&1 &
+	fio_pid=$!
+	sleep 2
+	pair_mark fio-running
+	pair_wait flap-start
+	tc qdisc add dev eth0 root netem loss 100%
+	kill -0 $fio_pid 2>/dev/null ||
+		fail "fio was done before the link went down; give it more to do"
+	pair_wait flapped 60
+	tc qdisc del dev eth0 root
+	if ! wait $fio_pid; then
+		cat /tmp/t/flap.out
+		fail "fio verify failed across the link outage"
+	fi
+	dmesg > /tmp/t/dmesg.txt
+	grep -q "Successfully reconnected" /tmp/t/dmesg.txt ||
+		{ tail -n 30 /tmp/t/dmesg.txt; fail "the host never reconnected"; }
+	log "$(grep -m1 'Successfully reconnected' /tmp/t/dmesg.txt)"
+	fio_verify "$dev" 4k 16 4M
+	nvme_disconnect $NQN
+	pair_mark host-done
+	;;
+*)
+	fail "a pair test run without a pair (ROLE=$ROLE)"
+	;;
+esac

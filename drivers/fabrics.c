@@ -132,13 +132,17 @@ static void purlin_execute_connect(struct purlin_req *req)
 		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
 		goto out;
 	}
-	if (c->cattr & NVME_CONNECT_DISABLE_SQFLOW)
-		sq->sqhd_disabled = true;
-
 	if (sq->qid == 0)
 		status = purlin_connect_admin(req, d);
 	else
 		status = purlin_connect_io(req, d);
+	/*
+	 * Only a Connect that succeeds changes the queue: from its own
+	 * completion on, SQ head reads 0xffff.  Nothing else runs on the
+	 * queue until the host has that completion.
+	 */
+	if (!status && (c->cattr & NVME_CONNECT_DISABLE_SQFLOW))
+		sq->sqhd_disabled = true;
 out:
 	kfree(d);
 	/* A failed Connect may be retried on the same queue. */

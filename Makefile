@@ -125,6 +125,14 @@ bench:
 	@$(MAKE) --no-print-directory -s all >/dev/null
 	@bench/run
 
+# Long randomized wire fuzzing in one guest boot (Documentation/testing.md);
+# the module and tool must be built: make fuzz [FUZZ_COUNT=N] [FUZZ_SEED=S]
+FUZZ_COUNT ?= 100000
+.PHONY: fuzz
+fuzz:
+	VM_APPEND="$(VM_APPEND) FUZZ_COUNT=$(FUZZ_COUNT)$(if $(FUZZ_SEED), FUZZ_SEED=$(FUZZ_SEED))" \
+		tests/vm/run purlin-fuzz-long
+
 help:
 	@echo "make            build purlin.ko (KVER=$(KVER)) and purlinctl"
 	@echo "make install    install module (updates/) and purlinctl (PREFIX, DESTDIR)"
@@ -137,3 +145,4 @@ help:
 	@echo "make demo       boot a guest, export a RAM namespace, connect, run fio"
 	@echo "make bench      nvmet-rdma vs Purlin vs perftest in one guest boot -> bench/results/"
 	@echo "make vm-check T='test ...'  run chosen guest tests (V=1 streams console)"
+	@echo "make fuzz       long randomized wire fuzzing (FUZZ_COUNT=$(FUZZ_COUNT), FUZZ_SEED=date)"

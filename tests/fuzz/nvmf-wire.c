@@ -4,6 +4,9 @@
  *
  * usage: nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn H] [-t SECS] [-v]
  *                  [--no-mw] SCENARIO...
+ *        nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn H] fuzz --seed S
+ *                  [--count N] [--time SECS] [--depth D] [--cmd-timeout MS]
+ *                  [--keep-going] [--trace] [--known TAG,...]
  *        nvmf-wire -l
  * SCENARIO is a name from the list (-l) or "all".  Each scenario prints
  * "PASS name" or "FAIL name: why" (every finding, "; " apart); notes
@@ -14,8 +17,14 @@
  * The target must export SUBNQN with namespace 1 (at least 8 MiB) and no
  * namespace 2, open to any host, on a port whose param_max_queue_size is
  * 1024.  Scenarios marked (extra) go beyond the first set.
+ *
+ * "fuzz" is the randomized mode (fuzz.c): N iterations of mutated capsules
+ * drawn from the seed, every answer checked, per-command timeout; it ends
+ * with a summary line, a reproducer line and "PASS fuzz" or "FAIL fuzz:".
+ * It needs the subsystem open to any host with at least one namespace.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1503,10 +1512,24 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn NQN] [-t SECS] [-v] [--no-mw]\n"
 		"                 SCENARIO...|all\n"
+		"       nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn NQN] fuzz --seed S [--count N]\n"
+		"                 [--time SECS] [--depth D] [--cmd-timeout MS] [--keep-going] [--trace]\n"
+		"                 [--known TAG,...]\n"
 		"       nvmf-wire -l\nscenarios:\n");
 	for (i = 0; i < NSCEN; i++)
 		fprintf(f, "  %-20s %s\n", scenarios[i].name,
 			scenarios[i].help);
+	fprintf(f, "  %-20s %s\n", "fuzz",
+		"randomized, seeded capsules (not part of \"all\")");
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && end != s && !*end;
 }
 
 static int run(struct ctx *c, const struct scenario *s)
@@ -1542,11 +1565,24 @@ int main(int argc, char **argv)
 		{ "hostnqn", required_argument, NULL, 'H' },
 		{ "no-mw", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "count", required_argument, NULL, 'C' },
+		{ "time", required_argument, NULL, 'T' },
+		{ "depth", required_argument, NULL, 'D' },
+		{ "cmd-timeout", required_argument, NULL, 'O' },
+		{ "keep-going", no_argument, NULL, 'K' },
+		{ "trace", no_argument, NULL, 'R' },
+		{ "known", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctx c = { 0 };
-	char hostnqn[256];
+	struct nw_fuzz_opts fo = {
+		.depth = 8, .cmd_timeout_ms = 15000,
+	};
+	bool seed_set = false, fuzz = false;
+	char hostnqn[256], cmdline[1024];
 	int opt, i, failed = 0;
+	uint64_t v;
 	size_t k;
 	FILE *ur;
 
@@ -1566,18 +1602,64 @@ int main(int argc, char **argv)
 				printf("%s\n", scenarios[k].name);
 			return 0;
 		case 'h': usage(stdout); return 0;
+		case 'S':
+			if (!parse_u64(optarg, &fo.seed))
+				goto bad_number;
+			seed_set = true;
+			break;
+		case 'C':
+			if (!parse_u64(optarg, &fo.count))
+				goto bad_number;
+			break;
+		case 'T':
+			if (!parse_u64(optarg, &v) || v > 1000000)
+				goto bad_number;
+			fo.time_s = (unsigned int)v;
+			break;
+		case 'D':
+			if (!parse_u64(optarg, &v) || !v || v > 64)
+				goto bad_number;
+			fo.depth = (unsigned int)v;
+			break;
+		case 'O':
+			if (!parse_u64(optarg, &v) || v < 100 || v > 600000)
+				goto bad_number;
+			fo.cmd_timeout_ms = (unsigned int)v;
+			break;
+		case 'K': fo.keep_going = true; break;
+		case 'R': fo.trace++; break;
+		case 'k': fo.known = optarg; break;
 		default: usage(stderr); return 2;
 		}
+	}
+	for (i = optind; i < argc; i++)
+		if (!strcmp(argv[i], "fuzz"))
+			fuzz = true;
+	if (fuzz && (argc - optind != 1 || !seed_set ||
+		     (!fo.count && !fo.time_s))) {
+		fprintf(stderr, "nvmf-wire: fuzz runs alone and needs --seed and --count or --time\n");
+		usage(stderr);
+		return 2;
 	}
 	if (!c.t.addr || !c.t.svc || !c.t.subnqn || optind >= argc) {
 		usage(stderr);
 		return 2;
 	}
-	ur = fopen("/dev/urandom", "r");
-	if (!ur || fread(c.t.hostid, 1, 16, ur) != 16)
-		memset(c.t.hostid, 0x5a, 16);
-	if (ur)
-		fclose(ur);
+	if (fuzz) {
+		/* The seed determines everything, the host identity too. */
+		uint64_t x = fo.seed ^ 0x4057;
+
+		for (k = 0; k < 16; k++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			c.t.hostid[k] = (uint8_t)(x >> 56);
+		}
+	} else {
+		ur = fopen("/dev/urandom", "r");
+		if (!ur || fread(c.t.hostid, 1, 16, ur) != 16)
+			memset(c.t.hostid, 0x5a, 16);
+		if (ur)
+			fclose(ur);
+	}
 	c.t.hostid[6] = (c.t.hostid[6] & 0x0f) | 0x40;
 	c.t.hostid[8] = (c.t.hostid[8] & 0x3f) | 0x80;
 	if (!c.t.hostnqn) {
@@ -1590,6 +1672,18 @@ int main(int argc, char **argv)
 		c.t.hostnqn = hostnqn;
 	}
 
+	if (fuzz) {
+		snprintf(cmdline, sizeof(cmdline),
+			 "nvmf-wire -a %s -s %s -n %s%s%s%s fuzz --depth %u --cmd-timeout %u%s%s",
+			 c.t.addr, c.t.svc, c.t.subnqn,
+			 c.t.hostnqn == hostnqn ? "" : " --hostnqn ",
+			 c.t.hostnqn == hostnqn ? "" : c.t.hostnqn,
+			 nw_use_mw ? "" : " --no-mw", fo.depth,
+			 fo.cmd_timeout_ms, fo.known ? " --known " : "",
+			 fo.known ? fo.known : "");
+		fo.cmdline = cmdline;
+		return nw_fuzz(&c.t, &fo);
+	}
 	for (i = optind; i < argc; i++) {
 		bool all = !strcmp(argv[i], "all"), found = false;
 
@@ -1606,4 +1700,7 @@ int main(int argc, char **argv)
 		}
 	}
 	return failed ? 1 : 0;
+bad_number:
+	fprintf(stderr, "nvmf-wire: bad number for an option: %s\n", optarg);
+	return 2;
 }

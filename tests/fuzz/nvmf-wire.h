@@ -149,6 +149,15 @@ extern bool nw_use_mw;
 extern int nw_retry_count;
 /* Set by nw_connect: the CM zero-pads connect private data (IB, RoCE). */
 extern bool nw_cm_pads;
+/*
+ * Never arm CQ notifications; poll the CQs (and sleep on the CM channels
+ * at most 1 ms at a time) instead.  rdma_rxe before Linux 6.4 delivers CQ
+ * events from a tasklet that holds no reference on the CQ: a CQ destroyed
+ * while that tasklet is pending is used after free ("tasklet SCHED state
+ * not set: callback rxe_send_complete", upstream fix 78b26a335310).  A CQ
+ * that is never armed never schedules it.
+ */
+extern bool nw_poll_only;
 
 struct nw_target {
 	const char *addr;
@@ -203,6 +212,12 @@ struct nw_queue {
 	char wc_error_msg[160];
 	int protocol_errors;	/* stray cids, bad lengths, wrong invalidation */
 	char protocol_msg[200];
+
+	/*
+	 * Capsules posted with at least a whole SQE: what the target counts
+	 * for its SQ head (shorter ones never reach its command parser).
+	 */
+	uint64_t capsules;
 };
 
 /* A completion as nw_wait_cqe() returns it. */
@@ -279,6 +294,13 @@ int nw_exec(struct nw_queue *q, struct nvme_sqe *sqe,
 	    const struct nw_xfer *x, struct nw_done *d, int timeout_ms);
 /* Process whatever arrives for up to timeout_ms; -1 once the queue is dead. */
 int nw_progress(struct nw_queue *q, int timeout_ms);
+/*
+ * The same for several queues at once (entries may be NULL or closed):
+ * returns the number of events handled, 0 on a timeout, -1 on an error.
+ */
+int nw_progress_any(struct nw_queue *const *qs, int n, int timeout_ms);
+/* A cid with no command on it (for nw_xfer.keep_cid), or -1. */
+int nw_free_cid(struct nw_queue *q);
 bool nw_dead(struct nw_queue *q);
 /* Wait until every posted capsule has been acknowledged (RC ACK). */
 int nw_wait_sends(struct nw_queue *q, int timeout_ms);
@@ -353,5 +375,22 @@ int nw_ns_info(struct nw_queue *admin, uint32_t nsid, struct nw_ns *ns);
 /* Read/Write command setup: nlb blocks at slba, data at q->data + off. */
 void nw_rw_sqe(struct nvme_sqe *sqe, uint8_t opcode, uint32_t nsid,
 	       uint64_t slba, uint32_t nlb);
+
+/* ---- randomized mode (fuzz.c) ---------------------------------------------- */
+
+struct nw_fuzz_opts {
+	uint64_t seed;
+	uint64_t count;		/* iterations; 0: until time_s */
+	unsigned int time_s;	/* stop after this long; 0: no limit */
+	unsigned int depth;	/* commands in flight per queue */
+	unsigned int cmd_timeout_ms;	/* no answer within this: a hang */
+	bool keep_going;	/* go on after a finding (never after a hang) */
+	int trace;		/* print every capsule (1) and answer (2) */
+	const char *cmdline;	/* how this run was started, for reproducers */
+	const char *known;	/* finding tags reported already: TAG[,TAG] */
+};
+
+/* Run the randomized mode; 0 if nothing was found, 1 otherwise. */
+int nw_fuzz(const struct nw_target *t, const struct nw_fuzz_opts *o);
 
 #endif /* NVMF_WIRE_H */

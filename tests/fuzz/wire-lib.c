@@ -27,6 +27,7 @@ int nw_verbose;
 bool nw_use_mw = true;
 int nw_retry_count = 7;
 bool nw_cm_pads;
+bool nw_poll_only;
 
 /* Work request ids: kind in the top half, index in the bottom. */
 enum { WR_RECV = 1, WR_SEND = 2, WR_BIND = 3 };
@@ -378,6 +379,18 @@ int nw_progress(struct nw_queue *q, int timeout_ms)
 	n = poll_cq_all(q);
 	if (n)
 		return n;
+	if (nw_poll_only) {
+		n = drain_cm_events(q);
+		if (n)
+			return n;
+		pfd[0] = (struct pollfd){ .fd = q->ch->fd, .events = POLLIN };
+		if (poll(pfd, 1, timeout_ms < 1 ? timeout_ms : 1) < 0 &&
+		    errno != EINTR) {
+			set_err("poll: %s", strerror(errno));
+			return -1;
+		}
+		return drain_cm_events(q) + poll_cq_all(q);
+	}
 	if (ibv_req_notify_cq(q->cq, 0)) {
 		set_err("ibv_req_notify_cq failed");
 		return -1;
@@ -397,6 +410,81 @@ int nw_progress(struct nw_queue *q, int timeout_ms)
 	n = drain_cm_events(q);
 	n += poll_cq_all(q);
 	return n;
+}
+
+int nw_progress_any(struct nw_queue *const *qs, int n, int timeout_ms)
+{
+	struct pollfd pfd[16];
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	int i, k, np = 0, got = 0;
+
+	if (n > 8)
+		n = 8;
+	for (i = 0; i < n; i++) {
+		struct nw_queue *q = qs[i];
+
+		if (!q || !q->qp)
+			continue;
+		k = poll_cq_all(q);
+		if (k < 0)
+			return -1;
+		got += k;
+	}
+	if (got)
+		return got;
+	for (i = 0; i < n; i++) {
+		struct nw_queue *q = qs[i];
+
+		if (!q || !q->qp)
+			continue;
+		if (!nw_poll_only && ibv_req_notify_cq(q->cq, 0)) {
+			set_err("ibv_req_notify_cq failed");
+			return -1;
+		}
+		k = poll_cq_all(q);
+		if (k < 0)
+			return -1;
+		got += k + drain_cm_events(q);
+		/* The CQ channel never fires in poll-only mode: a dummy slot. */
+		pfd[np++] = (struct pollfd){ .fd = nw_poll_only ? -1 : q->cc->fd,
+					     .events = POLLIN };
+		pfd[np++] = (struct pollfd){ .fd = q->ch->fd, .events = POLLIN };
+	}
+	if (got || !np)
+		return got;
+	if (nw_poll_only && timeout_ms > 1)
+		timeout_ms = 1;
+	if (poll(pfd, np, timeout_ms) < 0 && errno != EINTR) {
+		set_err("poll: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0, k = 0; i < n; i++) {
+		struct nw_queue *q = qs[i];
+
+		if (!q || !q->qp)
+			continue;
+		if (pfd[k].revents &&
+		    ibv_get_cq_event(q->cc, &ev_cq, &ev_ctx) == 0)
+			ibv_ack_cq_events(ev_cq, 1);
+		k += 2;
+		got += drain_cm_events(q);
+		got += poll_cq_all(q) > 0;
+	}
+	return got;
+}
+
+int nw_free_cid(struct nw_queue *q)
+{
+	int i;
+
+	for (i = 0; i < q->nslots; i++) {
+		int idx = (q->slot_hint + i) % q->nslots;
+
+		if (!q->slots[idx].busy)
+			return idx;
+	}
+	return -1;
 }
 
 int nw_wait_cqe(struct nw_queue *q, struct nw_done *d, int timeout_ms)
@@ -701,6 +789,8 @@ int nw_submit(struct nw_queue *q, struct nvme_sqe *sqe,
 		slot_put(q, idx);
 		return -1;
 	}
+	if (!x->capsule_len_set || x->capsule_len >= CAPSULE)
+		q->capsules++;
 	/*
 	 * The provider names a window by ibv_mw->rkey when binding it; keep
 	 * it current for the next bind (ibv_bind_mw() does this for type 1).

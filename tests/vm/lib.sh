@@ -245,3 +245,31 @@ pair_wait() {
 	done
 	fail "timed out waiting for the other guest's mark '$1'"
 }
+
+# purlin_live: Purlin's live object counters, one line
+# ("subsystems=N namespaces=N ports=N ctrls=N queues=N reqs=N pool_free=N").
+purlin_live() {
+	cat /sys/module/purlin/parameters/live
+}
+
+# purlin_assert_idle [BASELINE] [WHEN]: teardown is asynchronous, so wait
+# (up to 20 s) until the live counters equal BASELINE, a purlin_live line
+# taken while nothing was connected; without one, until no controller,
+# queue or request is left.  Fails naming what is left.
+purlin_assert_idle() {
+	local base=${1:-} when=${2:-} n=200 cur
+	while :; do
+		cur=$(purlin_live)
+		if [ -n "$base" ]; then
+			[ "$cur" = "$base" ] && return 0
+		else
+			case "$cur" in
+			*" ctrls=0 queues=0 reqs=0 "*) return 0 ;;
+			esac
+		fi
+		n=$((n - 1))
+		[ $n -gt 0 ] || break
+		sleep 0.1
+	done
+	fail "Purlin objects left${when:+ $when}: $cur (expected ${base:-ctrls=0 queues=0 reqs=0})"
+}

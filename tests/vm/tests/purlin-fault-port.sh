@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0
+# Fault injection under load (issue #9): the port goes away and comes back
+# while fio writes and crc32c-verifies: (1) the subsystem is unlinked from
+# the port and linked again, (2) the port directory itself is removed and
+# re-created, (3) unlink and relink back to back.  Each time the target
+# frees the host's controller and queues, I/O stalls (no command reaches
+# the namespace) while the port is gone, the host reconnects by itself once
+# it is back and I/O resumes; every fio run exits 0 with no verify error,
+# and a region written before the faults still verifies.
+# timeout: 240
+
+# log lines carry the seconds since the test started
+T0=$(date +%s)
+log() { echo "== [$(($(date +%s) - T0))s] $*"; }
+
+NQN=nqn.2026-11.io.purlin.test:fault-port
+LIVE=/sys/module/purlin/parameters/live
+P=$PURLIN_CFS/ports/1
+NS=$PURLIN_CFS/subsystems/$NQN/namespaces/1
+MB=1048576
+
+live() { tr ' ' '\n' < $LIVE | sed -n "s/^$1=//p"; }
+await() {
+	local n=$2
+	while [ "$n" -gt 0 ]; do
+		if eval "$1" > /dev/null 2>&1; then return 0; fi
+		sleep 0.1
+		n=$((n - 1))
+	done
+	fail "$3 (after $(($2 / 10)) s; live: $(cat $LIVE 2>/dev/null))"
+}
+# commands: reads + writes the namespace has executed (target side)
+commands() {
+	tr ' ' '\n' < $NS/stats |
+		awk -F= '/^(read|write)_cmds=/ { s += $2 } END { print s + 0 }'
+}
+state() { cat /sys/class/nvme/$ctrl/state; }
+
+brd_create 64
+purlin_export $NQN /dev/ram0 1
+base=$(cat $LIVE)
+dev=$(nvme_connect $NQN 4420 --reconnect-delay=1 --ctrl-loss-tmo=60)
+ctrl=$(basename $(ctrl_of $dev))
+# requests a connected, idle host keeps on the target (its AER)
+await "[ \$(live reqs) -le 1 ]" 100 "not idle"
+idle=$(live reqs)
+
+log "region A (0..16 MiB): crc32c pattern before the faults"
+fio --name=regionA --filename="$dev" --ioengine=libaio --direct=1 --rw=write \
+	--bs=128k --iodepth=8 --size=$((16 * MB)) --verify=crc32c \
+	--verify_fatal=1 --do_verify=1 > regionA.out 2>&1 ||
+	{ cat regionA.out; fail "region A write"; }
+
+# Verified writers over 32..48 MiB, one after another until told to stop:
+# each run writes with a verify backlog (reads back while writing) and
+# verifies everything it wrote at the end.  Any failure stops the loop.
+(
+	i=0
+	while [ ! -e stop ]; do
+		i=$((i + 1))
+		fio --name=v$i --filename="$dev" --ioengine=libaio --direct=1 \
+			--rw=randwrite --bs=16k --iodepth=16 \
+			--offset=$((32 * MB)) --size=$((16 * MB)) \
+			--verify=crc32c --verify_fatal=1 --do_verify=1 \
+			--verify_backlog=64 > v$i.out 2>&1 || { echo $i > failed; exit 1; }
+		echo $i > done
+	done
+) &
+loop=$!
+
+# outage NAME REMOVE-CMD RESTORE-CMD: take the port away under I/O, check
+# the stall, bring it back, check the recovery.
+outage() {
+	local c0 c1
+	await "[ \$(live reqs) -gt $idle ]" 300 "$1: no I/O in flight before the fault"
+	log "$1: $(live reqs) requests in flight"
+	eval "$2"
+	await "[ \$(live ctrls) = 0 ] && [ \$(live queues) = 0 ]" 300 \
+		"$1: controller and queues not freed"
+	await "[ \"\$(state)\" != live ]" 300 "$1: host did not notice"
+	[ "$(live reqs)" = 0 ] || fail "$1: requests left without queues"
+	c0=$(commands)
+	sleep 3
+	c1=$(commands)
+	[ "$c0" = "$c1" ] || fail "$1: I/O reached the namespace with the port down"
+	[ "$(state)" = connecting ] || fail "$1: host state $(state), want connecting"
+	[ ! -e failed ] || fail "$1: fio failed while the port was away"
+	eval "$3"
+	await "[ \"\$(state)\" = live ]" 300 "$1: host did not reconnect"
+	await "[ \$(commands) -gt $c1 ]" 300 "$1: I/O did not resume"
+	log "$1: reconnected, I/O resumed ($c1 -> $(commands) commands)"
+}
+
+readd_port() {
+	purlin_port 1 4420
+	purlin_link 1 $NQN
+}
+
+outage unlink "rm $P/subsystems/$NQN" "purlin_link 1 $NQN"
+outage "port rmdir" "rm $P/subsystems/$NQN; rmdir $P; [ \$(live ports) = 0 ]" readd_port
+# back to back: the host sees its queues torn down, the listener returns at once
+await "[ \$(live reqs) -gt $idle ]" 300 "flap: no I/O in flight"
+log "unlink + relink: $(live reqs) requests in flight"
+rm $P/subsystems/$NQN
+await "[ \$(live queues) = 0 ]" 300 "flap: queues not freed"
+purlin_link 1 $NQN
+await "[ \"\$(state)\" = live ] && [ \$(live ctrls) = 1 ]" 300 "flap: no recovery"
+c=$(commands)
+await "[ \$(commands) -gt $c ]" 300 "flap: I/O did not resume"
+log "unlink + relink: reconnected, I/O resumed"
+
+# let the run in progress span the last fault and finish with its verify
+n=$(cat done 2>/dev/null || echo 0)
+await "[ \$(cat done 2>/dev/null || echo 0) -gt $n ] || [ -e failed ]" 1200 \
+	"the fio run spanning the faults did not finish"
+touch stop
+wait $loop || { cat v$(cat failed).out; fail "fio run $(cat failed) failed"; }
+log "$(cat done) fio write+verify runs, all clean"
+for f in v*.out; do
+	grep -q "err= 0" $f || { cat $f; fail "$f: errors"; }
+	! grep -qi "verify.*fail\|bad magic\|bad header" $f || { cat $f; fail "$f: verify errors"; }
+done
+
+log "region A still verifies"
+fio --name=regionA --filename="$dev" --ioengine=libaio --direct=1 --rw=write \
+	--bs=128k --iodepth=8 --size=$((16 * MB)) --verify=crc32c \
+	--verify_fatal=1 --do_verify=1 --verify_only > regionA2.out 2>&1 ||
+	{ cat regionA2.out; fail "region A verify after the faults"; }
+
+nvme_disconnect $NQN
+await "[ \"\$(cat $LIVE)\" = \"$base\" ]" 300 "live objects not back to baseline ($base)"
+purlin_clear

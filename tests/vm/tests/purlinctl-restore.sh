@@ -31,7 +31,7 @@ exercise() {
 normalise() {
 	sed -e '/"ana_groups": \[\],*$/d' -e '/"ana_groups": \[$/,/^      \],*$/d' \
 	    -e '/"ana": {$/,/},*$/d' "$1" |
-		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"' |
+		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"\|"tos"' |
 		sed 's/"trtype": "rdma",$/"trtype": "rdma"/'
 }
 

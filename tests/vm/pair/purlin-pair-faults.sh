@@ -99,6 +99,29 @@ host)
 		fail "fio was done before the link went down; give it more to do"
 	pair_wait flapped 60
 	tc qdisc del dev eth0 root
+	# The host has ctrl-loss-tmo=120: within that it must have finished
+	# or failed its I/O.  If fio is still there, say where everything
+	# stands instead of hanging until the guest's time limit.
+	n=0
+	while kill -0 $fio_pid 2>/dev/null && [ $n -lt 180 ]; do
+		sleep 1
+		n=$((n + 1))
+	done
+	if kill -0 $fio_pid 2>/dev/null; then
+		log "fio still running 180 s after the link came back"
+		for c in /sys/class/nvme/nvme*; do
+			echo "$(basename $c): $(cat $c/state 2>/dev/null)"
+		done
+		cat /sys/block/$(basename $dev)/inflight 2>/dev/null
+		for t in /proc/$fio_pid/task/*; do
+			echo "fio task $(basename $t):"; cat $t/stack 2>/dev/null
+		done
+		rdma resource show qp 2>/dev/null | head -n 20
+		echo w > /proc/sysrq-trigger	# blocked tasks, to the console
+		dmesg | tail -n 60
+		kill -9 $fio_pid 2>/dev/null
+		fail "the host's I/O never finished after the outage"
+	fi
 	if ! wait $fio_pid; then
 		cat /tmp/t/flap.out
 		fail "fio verify failed across the link outage"

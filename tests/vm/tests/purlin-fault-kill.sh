@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Fault injection under load (issue #9): the host's fio is killed with
 # SIGKILL mid-flight, again and again (4 jobs, queue depth 32 each, blocks
-# up to 1 MiB, so that the target's data pool is oversubscribed), and the
-# host disconnects with that I/O in flight.  After every kill the target
+# of 4 KiB to 1 MiB, on a device that completes each I/O 100 ms late, so
+# that the target holds a deep queue on any kernel), and the host
+# disconnects with that I/O in flight.  After every kill the target
 # drains to no request in use with the controller still live; after every
 # disconnect the live-object counters return exactly to their baseline
 # (ctrls, queues, reqs, pool_free).  A crc32c-verified region written
@@ -57,11 +58,14 @@ wait_deep() {
 	return 1
 }
 
-# storm: deep, large, mixed I/O over 32..64 MiB in the background (threads,
-# so one SIGKILL takes every job); sets $storm.
+# storm: deep, mixed I/O over 32..64 MiB in the background (threads, so one
+# SIGKILL takes every job); sets $storm.  Mostly small blocks, with some
+# that take several pool chunks: where moving data is slow (the debug
+# kernel) the host submits fast enough for a deep queue only with those.
 storm() {
 	fio --name=storm --filename="$dev" --ioengine=libaio --direct=1 \
-		--thread --numjobs=4 --iodepth=32 --rw=randrw --bsrange=4k-1m \
+		--thread --numjobs=4 --iodepth=32 --rw=randrw \
+		--bssplit=4k/50:16k/30:128k/15:1m/5 \
 		--offset=$((32 * MB)) --size=$((32 * MB)) --time_based \
 		--runtime=120 > storm.out 2>&1 &
 	storm=$!
@@ -70,12 +74,27 @@ storm() {
 	if ! wait_deep; then
 		kill -0 $storm 2>/dev/null && echo "fio is running" || echo "fio has exited"
 		cat storm.out
+		echo "host: in flight (reads writes) $(cat /sys/block/$(basename $dev)/inflight 2>/dev/null)"
+		rdma statistic show link rxe0/1 2>/dev/null
 		fail "no deep queue on the target after 60 s: $(cat $LIVE)"
 	fi
 }
 
-brd_create 64
-purlin_export $NQN /dev/ram0 1
+# A memory-backed null_blk completing every I/O 100 ms after submission
+# (timer mode): requests pile up on the target however fast or slow the
+# kernel moves data (the debug kernel's host kept at most 3 in flight on
+# an instant RAM disk).
+modprobe null_blk nr_devices=0 queue_mode=2
+d=/sys/kernel/config/nullb/faultkill
+mkdir $d
+echo 64 > $d/size
+echo 1 > $d/memory_backed
+echo 512 > $d/blocksize
+echo 2 > $d/irqmode
+echo 100000000 > $d/completion_nsec
+echo 1 > $d/power
+wait_for "[ -b /dev/faultkill ]"
+purlin_export $NQN /dev/faultkill 1
 base=$(cat $LIVE)
 log "baseline: $base"
 case "$base" in
@@ -135,3 +154,4 @@ nvme_disconnect $NQN
 await "[ \"\$(cat $LIVE)\" = \"$base\" ]" 300 \
 	"live objects not back to baseline (want $base)"
 purlin_clear
+nullblk_destroy faultkill

@@ -14,6 +14,8 @@
 #      lockdep still on), booted with kmemleak=on kasan_multi_shot:
 #      - the tests that need the host's native NVMe multipath
 #        (MULTIPATH_TESTS) in a boot of their own,
+#      - the tests that can make a known KASAN report of the stock host
+#        (OWN_BOOT_TESTS), each in a boot of its own,
 #      - all others in one boot with nvme_core.multipath=N, where the stock
 #        host's known lockdep report (scripts/debug-kernel.known) cannot
 #        happen and turn lockdep off for the rest of the suite.
@@ -27,7 +29,8 @@
 #   T                  guest tests to run (default: all of tests/vm/tests/)
 #   VM_MEM             guest memory in MiB (default 4096: KASAN's shadow is
 #                      1/8 of it, kmemleak keeps metadata per object)
-#   VM_TIMEOUT_SCALE   multiply the harness's time budget (default 3)
+#   VM_TIMEOUT_SCALE   multiply the harness's time budget and each test's
+#                      own time limit in the guest (default 3)
 #   BOOT_TIMEOUT       seconds to reach /init (default 300)
 #   VM_APPEND          extra kernel command line, after the lane's own
 #   CHECK_DEBUG_SKIP_SELFTEST=1  skip step 3
@@ -40,9 +43,14 @@ mkdir -p "$logdir"
 export VM_MEM=${VM_MEM:-4096}
 export BOOT_TIMEOUT=${BOOT_TIMEOUT:-300}
 scale=${VM_TIMEOUT_SCALE:-3}
-append="kmemleak=on kasan_multi_shot${VM_APPEND:+ $VM_APPEND}"
+# The guest scales each test's own "# timeout:" by the same factor.
+append="kmemleak=on kasan_multi_shot purlin_timeout_scale=$scale${VM_APPEND:+ $VM_APPEND}"
 # Guest tests that need the host's native NVMe multipath.
 MULTIPATH_TESTS="purlin-ana"
+# Guest tests that run in a boot of their own: purlin-fault-link can make
+# the stock host's known KASAN report (scripts/debug-kernel.known), and a
+# KASAN report turns lockdep off for the rest of the boot.
+OWN_BOOT_TESTS="purlin-fault-link"
 known=$top/scripts/debug-kernel.known
 
 pass=0 fail=0 skip=0
@@ -247,12 +255,15 @@ if [ "${CHECK_DEBUG_SKIP_SELFTEST:-0}" != 1 ]; then
 fi
 
 tests=${T:-$(cd tests/vm/tests && ls -- *.sh | sed 's/\.sh$//')}
-main="" mpath=""
+main="" mpath="" own=""
 for t in $tests; do
 	case " $MULTIPATH_TESTS " in
-	*" $t "*) mpath="$mpath $t" ;;
-	*) main="$main $t" ;;
+	*" $t "*) mpath="$mpath $t"; continue ;;
 	esac
+	case " $OWN_BOOT_TESTS " in
+	*" $t "*) own="$own $t"; continue ;;
+	esac
+	main="$main $t"
 done
 if [ -n "$main" ]; then
 	echo "== guest suite on $K (nvme_core.multipath=N)"
@@ -264,5 +275,9 @@ if [ -n "$mpath" ]; then
 	# shellcheck disable=SC2086
 	VM_APPEND=$append suite "$logdir/vm-multipath.log" $mpath
 fi
+for t in $own; do
+	echo "== guest suite on $K, in a boot of its own: $t"
+	VM_APPEND="$append nvme_core.multipath=N" suite "$logdir/vm-$t.log" "$t"
+done
 
 finish

@@ -44,7 +44,8 @@ export VM_MEM=${VM_MEM:-4096}
 export BOOT_TIMEOUT=${BOOT_TIMEOUT:-300}
 scale=${VM_TIMEOUT_SCALE:-3}
 # The guest scales each test's own "# timeout:" by the same factor.
-append="kmemleak=on kasan_multi_shot purlin_timeout_scale=$scale${VM_APPEND:+ $VM_APPEND}"
+# purlin-fault-kill needs a slow device to see a deep queue here (see it).
+append="kmemleak=on kasan_multi_shot purlin_timeout_scale=$scale purlin_fault_kill_delay_ms=200${VM_APPEND:+ $VM_APPEND}"
 # Guest tests that need the host's native NVMe multipath.
 MULTIPATH_TESTS="purlin-ana"
 # Guest tests that run in a boot of their own: purlin-fault-link can make

@@ -256,6 +256,21 @@ purlin_live() {
 	cat /sys/module/purlin/parameters/live
 }
 
+# live KEY: one counter of Purlin's live-object line.
+live() { tr ' ' '\n' < /sys/module/purlin/parameters/live | sed -n "s/^$1=//p"; }
+
+# await COND TENTHS WHY: wait_for, with the reason and Purlin's live
+# objects in the failure.
+await() {
+	local n=$2
+	while [ "$n" -gt 0 ]; do
+		if eval "$1" > /dev/null 2>&1; then return 0; fi
+		sleep 0.1
+		n=$((n - 1))
+	done
+	fail "$3 (after $(($2 / 10)) s; live: $(cat /sys/module/purlin/parameters/live 2>/dev/null))"
+}
+
 # purlin_assert_idle [BASELINE] [WHEN]: teardown is asynchronous, so wait
 # (up to 20 s) until the live counters equal BASELINE, a purlin_live line
 # taken while nothing was connected; without one, until no controller,

@@ -27,19 +27,7 @@ NQN=nqn.2026-11.io.purlin.test:fault-kill
 LIVE=/sys/module/purlin/parameters/live
 MB=1048576
 
-# live KEY: one counter of the target's live-object line.
-live() { tr ' ' '\n' < $LIVE | sed -n "s/^$1=//p"; }
 
-# await COND TENTHS WHY: wait_for with the reason in the failure.
-await() {
-	local n=$2
-	while [ "$n" -gt 0 ]; do
-		if eval "$1" > /dev/null 2>&1; then return 0; fi
-		sleep 0.1
-		n=$((n - 1))
-	done
-	fail "$3 (after $(($2 / 10)) s; live: $(cat $LIVE 2>/dev/null))"
-}
 
 # region_fio NAME OFFSET_MB SIZE_MB [fio options]: sequential crc32c
 # pattern over a region (the same job definition writes and re-verifies).

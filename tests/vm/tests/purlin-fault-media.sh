@@ -26,17 +26,7 @@ MB=1048576
 BAD0=$((24 * MB / 512))
 BAD1=$((BAD0 + 127))
 
-live() { tr ' ' '\n' < $LIVE | sed -n "s/^$1=//p"; }
 errors() { tr ' ' '\n' < $S/namespaces/1/stats | sed -n 's/^errors=//p'; }
-await() {
-	local n=$2
-	while [ "$n" -gt 0 ]; do
-		if eval "$1" > /dev/null 2>&1; then return 0; fi
-		sleep 0.1
-		n=$((n - 1))
-	done
-	fail "$3 (after $(($2 / 10)) s; live: $(cat $LIVE 2>/dev/null))"
-}
 # region NAME OFFSET_MB SIZE_MB [fio options]: sequential crc32c pattern;
 # the same definition writes and (with --verify_only) re-verifies it.
 region() {

@@ -19,16 +19,6 @@ P=$PURLIN_CFS/ports/1
 NS=$PURLIN_CFS/subsystems/$NQN/namespaces/1
 MB=1048576
 
-live() { tr ' ' '\n' < $LIVE | sed -n "s/^$1=//p"; }
-await() {
-	local n=$2
-	while [ "$n" -gt 0 ]; do
-		if eval "$1" > /dev/null 2>&1; then return 0; fi
-		sleep 0.1
-		n=$((n - 1))
-	done
-	fail "$3 (after $(($2 / 10)) s; live: $(cat $LIVE 2>/dev/null))"
-}
 # commands: reads + writes the namespace has executed (target side)
 commands() {
 	tr ' ' '\n' < $NS/stats |

@@ -25,15 +25,21 @@ expect_fail() {
 	return 0
 }
 
-# wait_for COND-CMD [TENTHS]: poll until CMD succeeds (default 10 s).
-wait_for() {
-	local cmd=$1 n=${2:-100}
+# poll_until COND-CMD [TENTHS]: true once CMD succeeds, false if it has
+# not within TENTHS tenths of a second (default 10 s).
+poll_until() {
+	local n=${2:-100}
 	while [ "$n" -gt 0 ]; do
-		if eval "$cmd" >/dev/null 2>&1; then return 0; fi
+		if eval "$1" >/dev/null 2>&1; then return 0; fi
 		sleep 0.1
 		n=$((n - 1))
 	done
-	fail "timed out waiting for: $cmd"
+	return 1
+}
+
+# wait_for COND-CMD [TENTHS]: poll until CMD succeeds (default 10 s).
+wait_for() {
+	poll_until "$1" "${2:-100}" || fail "timed out waiting for: $1"
 }
 
 # nullblk_create NAME SIZE_MB: a memory-backed null_blk through configfs
@@ -262,13 +268,8 @@ live() { tr ' ' '\n' < /sys/module/purlin/parameters/live | sed -n "s/^$1=//p"; 
 # await COND TENTHS WHY: wait_for, with the reason and Purlin's live
 # objects in the failure.
 await() {
-	local n=$2
-	while [ "$n" -gt 0 ]; do
-		if eval "$1" > /dev/null 2>&1; then return 0; fi
-		sleep 0.1
-		n=$((n - 1))
-	done
-	fail "$3 (after $(($2 / 10)) s; live: $(cat /sys/module/purlin/parameters/live 2>/dev/null))"
+	poll_until "$1" "$2" ||
+		fail "$3 (after $(($2 / 10)) s; live: $(cat /sys/module/purlin/parameters/live 2>/dev/null))"
 }
 
 # purlin_assert_idle [BASELINE] [WHEN]: teardown is asynchronous, so wait

@@ -9,7 +9,11 @@
 #
 # Parameters, from the kernel command line (bench/run passes them through
 # VM_APPEND): bench_runtime=S bench_ramp=S bench_pairs=N bench_size_mb=MB
-# bench_cases=nullblk,brd bench_profiles=name,name
+# bench_cases=nullblk,brd,nullio bench_profiles=name,name
+# bench_purlin=KEY=VAL,... (param_KEY attributes of the Purlin port, e.g.
+# cq_mode=poll,poll_usecs=200) bench_a=nvmet|purlin[:KEY=VAL,...] (target
+# A: nvmet, or for an A/B of Purlin's own options a second Purlin port with
+# those attributes; the report's "nvmet" side is then that port).
 # timeout: 3600
 
 RUNTIME=5
@@ -18,6 +22,8 @@ PAIRS=3
 SIZE_MB=256
 CASES="nullblk brd"
 PROFILES="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-128k-qd16 write-128k-qd16 randrw70-4k-qd32"
+PARAMS_B=
+A=nvmet
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	bench_runtime=*) RUNTIME=${w#*=} ;;
@@ -26,6 +32,8 @@ for w in $(cat /proc/cmdline); do
 	bench_size_mb=*) SIZE_MB=${w#*=} ;;
 	bench_cases=*) CASES=$(echo "${w#*=}" | tr ',' ' ') ;;
 	bench_profiles=*) PROFILES=$(echo "${w#*=}" | tr ',' ' ') ;;
+	bench_purlin=*) PARAMS_B=${w#*=} ;;
+	bench_a=*) A=${w#*=} ;;
 	esac
 done
 
@@ -168,6 +176,38 @@ perf_one() {
 	esac
 }
 
+# nullio_create NAME SIZE_MB: a null_blk without memory: nothing is
+# stored, so only the target's own cost is measured, with a blk-mq device
+# that, like an NVMe SSD, does not block in ->queue_rq.
+nullio_create() {
+	local d=/sys/kernel/config/nullb/$1
+	modprobe null_blk nr_devices=0 queue_mode=2
+	mkdir "$d"
+	echo "$2" > "$d/size"
+	echo 512 > "$d/blocksize"
+	echo 1 > "$d/power"
+	wait_for "[ -b /dev/$1 ]"
+	echo "/dev/$1"
+}
+
+# purlin_params PORTID KEY=VAL,...: set the port's param_KEY attributes.
+purlin_params() {
+	local kv
+	for kv in $(echo "$2" | tr ',' ' '); do
+		echo "${kv#*=}" > "$PURLIN_CFS/ports/$1/param_${kv%%=*}" ||
+			fail "port $1: param_${kv%%=*}=${kv#*=} refused"
+	done
+}
+
+# purlin_target NQN DEV PORTID TRSVCID PARAMS: a Purlin export on its own port.
+purlin_target() {
+	purlin_subsys "$1"
+	purlin_ns "$1" 1 "$2"
+	purlin_port "$3" "$4"
+	purlin_params "$3" "$5"
+	purlin_link "$3" "$1"
+}
+
 # setup_case CASE: back ends, both targets, both connections; sets DEV_A/DEV_B.
 setup_case() {
 	local ba bb
@@ -175,22 +215,25 @@ setup_case() {
 	nullblk)
 		ba=$(nullblk_create bnvmet "$SIZE_MB")
 		bb=$(nullblk_create bpurlin "$SIZE_MB") ;;
+	nullio)
+		ba=$(nullio_create bnvmet "$SIZE_MB")
+		bb=$(nullio_create bpurlin "$SIZE_MB") ;;
 	brd)
 		brd_create "$SIZE_MB" 2
 		ba=/dev/ram0 bb=/dev/ram1 ;;
 	*) fail "unknown case $1" ;;
 	esac
 	# Fill both back ends locally, so reads hit allocated pages on both.
-	for d in $ba $bb; do
+	[ "$1" = nullio ] || for d in $ba $bb; do
 		fio --name=fill --filename="$d" --ioengine=libaio --direct=1 \
 			--rw=write --bs=1M --iodepth=8 --size="${SIZE_MB}M" \
 			--output-format=terse > /dev/null
 	done
-	nvmet_export $NQ_A-$1 "$ba" 1 4420
-	purlin_subsys $NQ_B-$1
-	purlin_ns $NQ_B-$1 1 "$bb"
-	purlin_port 1 4421
-	purlin_link 1 $NQ_B-$1
+	case "$A" in
+	nvmet) nvmet_export $NQ_A-$1 "$ba" 1 4420 ;;
+	*) purlin_target $NQ_A-$1 "$ba" 2 4420 "${A#purlin:}" ;;
+	esac
+	purlin_target $NQ_B-$1 "$bb" 1 4421 "$PARAMS_B"
 	DEV_A=$(nvme_connect $NQ_A-$1 4420)
 	DEV_B=$(nvme_connect $NQ_B-$1 4421)
 	BACK_A=$ba BACK_B=$bb
@@ -199,10 +242,10 @@ setup_case() {
 teardown_case() {
 	nvme_disconnect $NQ_A-$1
 	nvme_disconnect $NQ_B-$1
-	nvmet_unexport $NQ_A-$1 1
+	[ "$A" = nvmet ] && nvmet_unexport $NQ_A-$1 1
 	purlin_clear
 	case "$1" in
-	nullblk) nullblk_destroy bnvmet; nullblk_destroy bpurlin ;;
+	nullblk|nullio) nullblk_destroy bnvmet; nullblk_destroy bpurlin ;;
 	brd) rmmod brd ;;
 	esac
 }
@@ -217,11 +260,15 @@ io_queues() {
 # Unknown names fail here, before anything is set up.
 for prof in $PROFILES; do profile_args "$prof" 1 > /dev/null; done
 for c in $CASES; do
-	case "$c" in nullblk|brd) ;; *) fail "unknown case $c" ;; esac
+	case "$c" in nullblk|brd|nullio) ;; *) fail "unknown case $c" ;; esac
 done
+case "$A" in
+nvmet|purlin|purlin:*) ;;
+*) fail "bench_a=$A: nvmet or purlin[:KEY=VAL,...]" ;;
+esac
 
 t0=$(date +%s)
-report "INFO kernel=$(uname -r) ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,)"
+report "INFO kernel=$(uname -r) ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none}"
 
 log "transport ceiling (perftest, rdma_cm, $TRADDR)"
 rep=1

@@ -42,15 +42,16 @@ wait_for() {
 	poll_until "$1" "${2:-100}" || fail "timed out waiting for: $1"
 }
 
-# nullblk_create NAME SIZE_MB: a memory-backed null_blk through configfs
-# (data persists, so fio verify works).  Prints the device path.
+# nullblk_create NAME SIZE_MB [MEMORY_BACKED]: a null_blk through configfs,
+# memory-backed unless MEMORY_BACKED is 0 (then nothing is stored: fio
+# verify fails, but the device costs next to nothing).  Prints the path.
 nullblk_create() {
 	local name=$1 size=$2 d
 	modprobe null_blk nr_devices=0 queue_mode=2
 	d=/sys/kernel/config/nullb/$name
 	mkdir "$d"
 	echo "$size" > "$d/size"
-	echo 1 > "$d/memory_backed"
+	echo "${3:-1}" > "$d/memory_backed"
 	echo 512 > "$d/blocksize"
 	echo 1 > "$d/power"
 	wait_for "[ -b /dev/$name ]"

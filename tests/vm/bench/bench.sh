@@ -11,7 +11,7 @@
 # VM_APPEND): bench_runtime=S bench_ramp=S bench_pairs=N bench_size_mb=MB
 # bench_cases=nullblk,brd,nullio bench_profiles=name,name
 # bench_purlin=KEY=VAL,... (param_KEY attributes of the Purlin port, e.g.
-# cq_mode=poll,poll_usecs=200) bench_a=nvmet|purlin[:KEY=VAL,...] (target
+# inline_data_size=8192,tos=104) bench_a=nvmet|purlin[:KEY=VAL,...] (target
 # A: nvmet, or for an A/B of Purlin's own options a second Purlin port with
 # those attributes; the report's "nvmet" side is then that port).
 # timeout: 3600
@@ -176,20 +176,6 @@ perf_one() {
 	esac
 }
 
-# nullio_create NAME SIZE_MB: a null_blk without memory: nothing is
-# stored, so only the target's own cost is measured, with a blk-mq device
-# that, like an NVMe SSD, does not block in ->queue_rq.
-nullio_create() {
-	local d=/sys/kernel/config/nullb/$1
-	modprobe null_blk nr_devices=0 queue_mode=2
-	mkdir "$d"
-	echo "$2" > "$d/size"
-	echo 512 > "$d/blocksize"
-	echo 1 > "$d/power"
-	wait_for "[ -b /dev/$1 ]"
-	echo "/dev/$1"
-}
-
 # purlin_params PORTID KEY=VAL,...: set the port's param_KEY attributes.
 purlin_params() {
 	local kv
@@ -215,9 +201,10 @@ setup_case() {
 	nullblk)
 		ba=$(nullblk_create bnvmet "$SIZE_MB")
 		bb=$(nullblk_create bpurlin "$SIZE_MB") ;;
-	nullio)
-		ba=$(nullio_create bnvmet "$SIZE_MB")
-		bb=$(nullio_create bpurlin "$SIZE_MB") ;;
+	nullio)	# nothing stored: the targets' own cost, with a blk-mq
+		# device that, like an NVMe SSD, does not block in ->queue_rq
+		ba=$(nullblk_create bnvmet "$SIZE_MB" 0)
+		bb=$(nullblk_create bpurlin "$SIZE_MB" 0) ;;
 	brd)
 		brd_create "$SIZE_MB" 2
 		ba=/dev/ram0 bb=/dev/ram1 ;;
@@ -231,7 +218,7 @@ setup_case() {
 	done
 	case "$A" in
 	nvmet) nvmet_export $NQ_A-$1 "$ba" 1 4420 ;;
-	*) purlin_target $NQ_A-$1 "$ba" 2 4420 "${A#purlin:}" ;;
+	*) purlin_target $NQ_A-$1 "$ba" 2 4420 "$PARAMS_A" ;;
 	esac
 	purlin_target $NQ_B-$1 "$bb" 1 4421 "$PARAMS_B"
 	DEV_A=$(nvme_connect $NQ_A-$1 4420)
@@ -263,7 +250,8 @@ for c in $CASES; do
 	case "$c" in nullblk|brd|nullio) ;; *) fail "unknown case $c" ;; esac
 done
 case "$A" in
-nvmet|purlin|purlin:*) ;;
+nvmet|purlin) PARAMS_A= ;;
+purlin:*) PARAMS_A=${A#purlin:} ;;
 *) fail "bench_a=$A: nvmet or purlin[:KEY=VAL,...]" ;;
 esac
 

@@ -157,11 +157,23 @@ purlin_link() {
 	ln -s "$PURLIN_CFS/subsystems/$2" "$PURLIN_CFS/ports/$1/subsystems/$2"
 }
 
-# purlin_export NQN DEV PORTID [TRSVCID]: one namespace on one port.
+# purlin_params PORTID KEY=VAL,...: set the port's param_KEY attributes
+# (while it exports nothing).
+purlin_params() {
+	local kv
+	for kv in $(echo "$2" | tr ',' ' '); do
+		echo "${kv#*=}" > "$PURLIN_CFS/ports/$1/param_${kv%%=*}" ||
+			fail "port $1: param_${kv%%=*}=${kv#*=} refused"
+	done
+}
+
+# purlin_export NQN DEV PORTID [TRSVCID] [KEY=VAL,...]: one namespace on
+# one port, with those param_ attributes.
 purlin_export() {
 	purlin_subsys "$1"
 	purlin_ns "$1" 1 "$2"
 	purlin_port "$3" "${4:-4420}"
+	purlin_params "$3" "${5:-}"
 	purlin_link "$3" "$1"
 }
 
@@ -264,13 +276,13 @@ purlin_live() {
 }
 
 # live KEY: one counter of Purlin's live-object line.
-live() { tr ' ' '\n' < /sys/module/purlin/parameters/live | sed -n "s/^$1=//p"; }
+live() { purlin_live | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 # await COND TENTHS WHY: wait_for, with the reason and Purlin's live
 # objects in the failure.
 await() {
 	poll_until "$1" "$2" ||
-		fail "$3 (after $(($2 / 10)) s; live: $(cat /sys/module/purlin/parameters/live 2>/dev/null))"
+		fail "$3 (after $(($2 / 10)) s; live: $(purlin_live 2>/dev/null))"
 }
 
 # purlin_assert_idle [BASELINE] [WHEN]: teardown is asynchronous, so wait

@@ -176,24 +176,6 @@ perf_one() {
 	esac
 }
 
-# purlin_params PORTID KEY=VAL,...: set the port's param_KEY attributes.
-purlin_params() {
-	local kv
-	for kv in $(echo "$2" | tr ',' ' '); do
-		echo "${kv#*=}" > "$PURLIN_CFS/ports/$1/param_${kv%%=*}" ||
-			fail "port $1: param_${kv%%=*}=${kv#*=} refused"
-	done
-}
-
-# purlin_target NQN DEV PORTID TRSVCID PARAMS: a Purlin export on its own port.
-purlin_target() {
-	purlin_subsys "$1"
-	purlin_ns "$1" 1 "$2"
-	purlin_port "$3" "$4"
-	purlin_params "$3" "$5"
-	purlin_link "$3" "$1"
-}
-
 # setup_case CASE: back ends, both targets, both connections; sets DEV_A/DEV_B.
 setup_case() {
 	local ba bb
@@ -218,9 +200,9 @@ setup_case() {
 	done
 	case "$A" in
 	nvmet) nvmet_export $NQ_A-$1 "$ba" 1 4420 ;;
-	*) purlin_target $NQ_A-$1 "$ba" 2 4420 "$PARAMS_A" ;;
+	*) purlin_export $NQ_A-$1 "$ba" 2 4420 "$PARAMS_A" ;;
 	esac
-	purlin_target $NQ_B-$1 "$bb" 1 4421 "$PARAMS_B"
+	purlin_export $NQ_B-$1 "$bb" 1 4421 "$PARAMS_B"
 	DEV_A=$(nvme_connect $NQ_A-$1 4420)
 	DEV_B=$(nvme_connect $NQ_B-$1 4421)
 	BACK_A=$ba BACK_B=$bb

@@ -121,7 +121,7 @@ check-dkms:
 # Purlin against nvmet-rdma and the raw transport in one guest boot (Documentation/benchmark.md)
 .PHONY: bench
 bench:
-	@scripts/deps.sh
+	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory -s all >/dev/null
 	@bench/run
 

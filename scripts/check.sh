@@ -95,6 +95,16 @@ if [ ! -s "$logdir/unit.txt" ]; then
 	result FAIL unit "no unit test results"
 fi
 
+echo "== bench report processing (host)"
+tests/bench/report-test.sh > "$logdir/bench-report.txt" 2>&1
+brc=$?
+grep -v '^PASS' "$logdir/bench-report.txt" || true
+count_lines "$logdir/bench-report.txt"
+echo "bench-report: $(grep -c '^PASS' "$logdir/bench-report.txt") passed"
+if [ $brc -ne 0 ] && ! grep -q '^FAIL' "$logdir/bench-report.txt"; then
+	result FAIL bench-report "the test script failed (see $logdir/bench-report.txt)"
+fi
+
 # Packages, DKMS and the newest Debian kernel (sid chroot), 6.1, 6.12.
 echo "== packaging and kernels (DKMS)"
 scripts/dkms-check.sh 2>&1 | tee "$logdir/dkms.log"

@@ -4,9 +4,10 @@
 # Install the Debian packages the build, the tests and the demo need.
 # Idempotent: a fast no-op when everything is present.
 #
-# usage: deps.sh [debug-kernel]
+# usage: deps.sh [debug-kernel | bench]
 #   debug-kernel: also what building a kernel from source needs
 #   (scripts/debug-kernel.sh, `make check-debug`).
+#   bench: also perf, for `make bench BENCH_PERF=1`.
 set -eu
 
 PKGS="make gcc libc6-dev pkg-config linux-image-amd64 linux-headers-amd64
@@ -22,7 +23,8 @@ DEBUG_KERNEL_PKGS="flex bison bc libssl-dev libelf-dev xz-utils cpio"
 case "${1:-}" in
 "") ;;
 debug-kernel) PKGS="$PKGS $DEBUG_KERNEL_PKGS" ;;
-*) echo "deps: unknown package set '$1' (known: debug-kernel)" >&2; exit 2 ;;
+bench) PKGS="$PKGS linux-perf" ;;
+*) echo "deps: unknown package set '$1' (known: debug-kernel, bench)" >&2; exit 2 ;;
 esac
 
 missing=""

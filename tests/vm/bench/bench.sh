@@ -13,7 +13,10 @@
 # bench_purlin=KEY=VAL,... (param_KEY attributes of the Purlin port, e.g.
 # inline_data_size=8192,tos=104) bench_a=nvmet|purlin[:KEY=VAL,...] (target
 # A: nvmet, or for an A/B of Purlin's own options a second Purlin port with
-# those attributes; the report's "nvmet" side is then that port).
+# those attributes; the report's "nvmet" side is then that port)
+# bench_perf=1 (sample the whole guest with perf during each CPU window and
+# report where the time went, one PROF line per run; needs perf in the
+# initramfs, which bench/run adds).
 # timeout: 3600
 
 RUNTIME=5
@@ -24,6 +27,7 @@ CASES="nullblk brd"
 PROFILES="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-128k-qd16 write-128k-qd16 randrw70-4k-qd32"
 PARAMS_B=
 A=nvmet
+PERF=0
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	bench_runtime=*) RUNTIME=${w#*=} ;;
@@ -34,6 +38,7 @@ for w in $(cat /proc/cmdline); do
 	bench_profiles=*) PROFILES=$(echo "${w#*=}" | tr ',' ' ') ;;
 	bench_purlin=*) PARAMS_B=${w#*=} ;;
 	bench_a=*) A=${w#*=} ;;
+	bench_perf=*) PERF=${w#*=} ;;
 	esac
 done
 
@@ -52,6 +57,13 @@ WIN=$((RUNTIME - 2))
 # system + irq + softirq + steal; idle and iowait are not busy).
 cpu_snap() {
 	awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6; exit }' /proc/stat
+}
+
+# rnr_snap: receiver-not-ready NAKs soft-RoCE has sent so far (a SEND
+# arrived before its receiver had a receive posted; the sender backs off).
+# Host and targets share rxe0: runs alternate, so a run's delta is its own.
+rnr_snap() {
+	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/send_rnr_err 2>/dev/null || echo 0
 }
 
 # fio_vals FILE: the numbers bench/run needs from fio's JSON output (one job
@@ -104,13 +116,14 @@ profile_args() {
 
 # run_one CASE PROFILE TARGET DEV PAIR NJOBS: one fio run plus its CPU window.
 run_one() {
-	local c=$1 prof=$2 tgt=$3 dev=$4 pair=$5 args jobs out pid s0 s1 pin=""
+	local c=$1 prof=$2 tgt=$3 dev=$4 pair=$5 args jobs out pid s0 s1 n0 pin=""
 	out=$RES/$c-$prof-$tgt-$pair
 	args=$(profile_args "$prof" "$6")
 	jobs=${args##*--numjobs=}
 	# One job per CPU (so per I/O queue: the host maps queues by CPU).
 	[ "$jobs" -gt 1 ] && [ "$jobs" -le "$NCPU" ] &&
 		pin="--cpus_allowed=0-$((jobs - 1)) --cpus_allowed_policy=split"
+	n0=$(rnr_snap)
 	# shellcheck disable=SC2086
 	fio --name=bench --filename="$dev" --ioengine=libaio --direct=1 \
 		$args $pin --group_reporting \
@@ -121,7 +134,12 @@ run_one() {
 	pid=$!
 	sleep $((RAMP + 1))
 	s0=$(cpu_snap)
-	sleep $WIN
+	if [ "$PERF" = 1 ]; then
+		perf record -a -g -F 499 -q -o "$out.perf" -- sleep $WIN \
+			> "$out.perf.err" 2>&1 || { cat "$out.perf.err"; fail "perf record"; }
+	else
+		sleep $WIN
+	fi
 	s1=$(cpu_snap)
 	if ! wait $pid; then
 		cat "$out.err" "$out.json"
@@ -139,7 +157,18 @@ run_one() {
 		printf "busy_jiffies=%d window_jiffies=%d cpu_util=%.3f cpu_us_per_io=%.1f\n", \
 			busy, tot, util, cpu
 	}' > "$out.cpu"
-	report "RUN case=$c profile=$prof target=$tgt pair=$pair jobs=$jobs $v $(cat "$out.cpu")"
+	report "RUN case=$c profile=$prof target=$tgt pair=$pair jobs=$jobs $v $(cat "$out.cpu") rnr_naks=$(($(rnr_snap) - n0))"
+	if [ "$PERF" = 1 ]; then
+		report "PROF case=$c profile=$prof target=$tgt pair=$pair $(perf_shares "$out.perf")"
+		rm -f "$out.perf"
+	fi
+}
+
+# perf_shares FILE: where the CPU time sampled by a perf record -a -g went,
+# by component, in percent of all samples (see perf-classify.awk).
+perf_shares() {
+	perf script -i "$1" -F comm,ip,sym 2> /dev/null |
+		awk -f /tests/perf-classify.awk /proc/modules -
 }
 
 # perf_one TOOL SIZE REP [OPTIONS]: one perftest client/server run over
@@ -238,7 +267,7 @@ purlin:*) PARAMS_A=${A#purlin:} ;;
 esac
 
 t0=$(date +%s)
-report "INFO kernel=$(uname -r) ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none}"
+report "INFO kernel=$(uname -r) ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none} perf=$PERF"
 
 log "transport ceiling (perftest, rdma_cm, $TRADDR)"
 rep=1

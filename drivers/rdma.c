@@ -5,9 +5,9 @@
  * responses sent (chained behind the RDMA WRITEs of read data).
  *
  * Per queue everything is allocated when the host connects: receive
- * contexts (recv_queue_size), response contexts (2 x recv_queue_size, each
- * embedding a struct purlin_req) and in-capsule buffers.  Data buffers come
- * from the bounded pool in bufpool.c.
+ * contexts (recv_queue_size), response contexts (recv_queue_size +
+ * send_queue_size, each embedding a struct purlin_req) and in-capsule
+ * buffers.  Data buffers come from the bounded pool in bufpool.c.
  */
 #define pr_fmt(fmt) "purlin: rdma: " fmt
 
@@ -388,9 +388,9 @@ static void prl_rw_destroy(struct prl_rdma_rsp *rsp)
 }
 
 /*
- * The response context is done: its buffers go back, its receive buffer
- * is posted again.  Any context.  The queue may be freed once this
- * returns, so callers touch the queue before, never after.
+ * The response context is done: its buffers go back.  Any context.  The
+ * queue may be freed once this returns, so callers touch the queue
+ * before, never after.
  */
 static void prl_release_rsp(struct prl_rdma_rsp *rsp)
 {
@@ -402,8 +402,6 @@ static void prl_release_rsp(struct prl_rdma_rsp *rsp)
 		purlin_bufpool_put(rsp->sgl, rsp->pool_nents);
 		rsp->pool_nents = 0;
 	}
-	if (!prl_queue_dying(queue) && prl_post_recv(queue, rsp->cmd))
-		prl_queue_disconnect(queue);
 
 	atomic_dec(&purlin_live.reqs);
 	spin_lock_irqsave(&queue->rsp_lock, flags);
@@ -459,6 +457,18 @@ static void prl_queue_response(struct purlin_req *req)
 	pr_debug("queue %u: cid %u status 0x%x\n", queue->host_qid,
 		 req->cqe->command_id, le16_to_cpu(req->cqe->status) >> 1);
 	if (unlikely(prl_queue_dying(queue))) {
+		prl_release_rsp(rsp);
+		return;
+	}
+	/*
+	 * The command is done with its receive buffer (capsule and in-capsule
+	 * data): post it again before the response goes out.  The host reuses
+	 * the command slot as soon as it has the response; a receive posted
+	 * only when our SEND completes (on the host's ACK) would race its next
+	 * capsule, which then meets receiver-not-ready NAKs and waits.
+	 */
+	if (unlikely(prl_post_recv(queue, rsp->cmd))) {
+		prl_queue_disconnect(queue);
 		prl_release_rsp(rsp);
 		return;
 	}
@@ -699,7 +709,7 @@ static void prl_handle_command(struct prl_rdma_queue *queue,
 
 	rsp = prl_get_rsp(queue);
 	if (unlikely(!rsp)) {
-		/* The host sent more than its receive credits allow. */
+		/* Cannot happen, see prl_alloc_rsps(); never wait for one. */
 		pr_err("queue %u: no response context free; disconnecting\n",
 		       queue->host_qid);
 		prl_queue_disconnect(queue);
@@ -835,7 +845,14 @@ static int prl_alloc_rsps(struct prl_rdma_queue *queue)
 	size_t bytes;
 	u32 i;
 
-	queue->nr_rsps = 2 * queue->recv_queue_size;
+	/*
+	 * A context is busy from its capsule's arrival until its SEND
+	 * completes.  Arrivals need a posted receive (at most R commands are
+	 * between arrival and response), and a response waiting for its SEND
+	 * to complete holds at least one send credit (at most S of those), so
+	 * R + S contexts never run out.
+	 */
+	queue->nr_rsps = queue->recv_queue_size + queue->send_queue_size;
 	bytes = queue->nr_rsps * sizeof(*queue->cqe_bufs);
 	queue->rsps = kvcalloc(queue->nr_rsps, sizeof(*queue->rsps),
 			       GFP_KERNEL);

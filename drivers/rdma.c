@@ -709,8 +709,11 @@ static void prl_handle_command(struct prl_rdma_queue *queue,
 
 	rsp = prl_get_rsp(queue);
 	if (unlikely(!rsp)) {
-		/* Cannot happen, see prl_alloc_rsps(); never wait for one. */
-		pr_err("queue %u: no response context free; disconnecting\n",
+		/*
+		 * Only a host submitting past its queue size gets here (see
+		 * prl_alloc_rsps()): drop its queue rather than wait.
+		 */
+		pr_err("queue %u: no response context free (host past its queue size); disconnecting\n",
 		       queue->host_qid);
 		prl_queue_disconnect(queue);
 		return;
@@ -847,10 +850,11 @@ static int prl_alloc_rsps(struct prl_rdma_queue *queue)
 
 	/*
 	 * A context is busy from its capsule's arrival until its SEND
-	 * completes.  Arrivals need a posted receive (at most R commands are
-	 * between arrival and response), and a response waiting for its SEND
-	 * to complete holds at least one send credit (at most S of those), so
-	 * R + S contexts never run out.
+	 * completes.  A host keeps at most R commands whose responses it
+	 * has not received (its queue size), and a response it has received
+	 * but whose SEND completion we have not seen holds a send credit (at
+	 * most S of those), so R + S contexts are enough for any host that
+	 * respects its queue size.
 	 */
 	queue->nr_rsps = queue->recv_queue_size + queue->send_queue_size;
 	bytes = queue->nr_rsps * sizeof(*queue->cqe_bufs);

@@ -36,16 +36,24 @@ run() {	# run RAW OUT: process RAW into OUT; prints the exit status
 	echo $?
 }
 
+# process NAME RAW OUT FILE: bench/run RAW into OUT must succeed and write
+# OUT/FILE (the Markdown result).
+process() {
+	local rc
+	rc=$(run "$2" "$3")
+	if [ "$rc" -ne 0 ] || [ ! -s "$3/$4" ]; then
+		cat "$3.log"
+		echo "FAIL bench-report: processing the $1 report (exit $rc)"
+		fails=$((fails + 1))
+		return 1
+	fi
+	echo "PASS bench-report: processing the $1 report"
+}
+
 out=$tmp/prof
-rc=$(run "$here/data/raw-profile.txt" "$out")
 md=$out/2026-01-02-6.1.0-test-amd64.md
 json=$out/2026-01-02-6.1.0-test-amd64.json
-if [ "$rc" -ne 0 ] || [ ! -s "$md" ] || [ ! -s "$json" ]; then
-	cat "$out.log"
-	echo "FAIL bench-report: processing the profile report (exit $rc)"
-	exit 1
-fi
-echo "PASS bench-report: processing the profile report"
+process profile "$here/data/raw-profile.txt" "$out" "$(basename "$md")" || exit 1
 # IOPS medians 100 and 125, CPU 10 and 8, latency medians 500 and 400.
 check "qd32 IOPS goal" "$md" "| 4 KiB random read IOPS, qd 32, Purlin / nvmet | >= 1.25 | 1.25 | yes |"
 check "qd1 latency goal" "$md" "| 4 KiB random read mean latency, qd 1, Purlin / nvmet | <= 0.85 | 0.80 | yes |"
@@ -65,16 +73,24 @@ check "JSON ratio" "$json" '"ratio_purlin_nvmet": 1.25'
 # Without PROF lines: no profile section, no BENCH_PERF in the command.
 grep -v '^PROF ' "$here/data/raw-profile.txt" | sed 's/ perf=1$/ perf=0/' > "$tmp/raw-plain.txt"
 out=$tmp/plain
-rc=$(run "$tmp/raw-plain.txt" "$out")
 md=$out/2026-01-02-6.1.0-test-amd64.md
-if [ "$rc" -ne 0 ]; then
-	cat "$out.log"
-	echo "FAIL bench-report: processing the plain report (exit $rc)"
-	fails=$((fails + 1))
-else
+if process plain "$tmp/raw-plain.txt" "$out" "$(basename "$md")"; then
 	absent "no profile section" "$md" "Where the CPU time went"
 	absent "no BENCH_PERF" "$md" "BENCH_PERF"
 	absent "no cpu_profile" "$out/2026-01-02-6.1.0-test-amd64.json" "cpu_profile"
+fi
+
+# Pair mode: the results get a -pair suffix, the host guest's CPU per I/O
+# its own rows (medians 20 and 30), the command BENCH_PAIR=1.
+sed 's/^INFO kernel=\([^ ]*\) /INFO kernel=\1 mode=pair /' "$here/data/raw-profile.txt" |
+	awk '/^RUN / { $0 = $0 " host_cpu_us_per_io=" ($0 ~ /target=nvmet/ ? 20 : 30) } { print }' \
+	> "$tmp/raw-pair.txt"
+out=$tmp/pair
+md=$out/2026-01-02-6.1.0-test-amd64-pair.md
+if process pair "$tmp/raw-pair.txt" "$out" "$(basename "$md")"; then
+	check "pair: host guest CPU rows" "$md" "| nullblk | randread-4k-qd32 | host guest CPU us/IO (lower) | 20.0 | 30.0 | 1.50 |"
+	check "pair: explained" "$md" "**Two guests (\`BENCH_PAIR=1\`):**"
+	check "pair: command" "$md" "BENCH_PERF=1 BENCH_PAIR=1 KVER=6.1.0-test-amd64 make bench"
 fi
 
 # A report without its INFO line is refused.
@@ -86,12 +102,14 @@ else
 	echo "FAIL bench-report: a report without INFO gave exit $rc"
 	fails=$((fails + 1))
 fi
+
 # The guest's classifier of perf samples (tests/vm/bench/perf-classify.awk),
 # with this machine's awk and with busybox awk as in the guest, on eight
 # samples (data/perf-script.txt, modules at data/modules.txt): idle, target
-# (called the block layer), rxe, user, kernel (a system call), back end,
-# target (rdma_rw called by purlin), rdma (the completion loop alone).
-want="samples=8 pct_idle=12.5 pct_target=25.0 pct_host=0.0 pct_rxe=12.5 pct_rdma=12.5 pct_backend=12.5 pct_net=0.0 pct_user=12.5 pct_kernel=12.5"
+# (called the block layer; a period of 6 ms, the others 2 ms), rxe, user,
+# kernel (a system call), back end, target (rdma_rw called by purlin), rdma
+# (the completion loop alone).  Shares are of time: 20 ms in all.
+want="samples=8 pct_idle=10.0 pct_target=40.0 pct_host=0.0 pct_rxe=10.0 pct_rdma=10.0 pct_backend=10.0 pct_net=0.0 pct_user=10.0 pct_kernel=10.0"
 for a in awk "busybox awk"; do
 	got=$($a -f "$top/tests/vm/bench/perf-classify.awk" "$here/data/modules.txt" - \
 		< "$here/data/perf-script.txt" 2>&1)

@@ -17,6 +17,12 @@
 # bench_perf=1 (sample the whole guest with perf during each CPU window and
 # report where the time went, one PROF line per run; needs perf in the
 # initramfs, which bench/run adds).
+#
+# Pair mode (tests/vm/run --pair bench, BENCH_PAIR=1): two guests of one
+# vCPU each on one virtual wire.  The target guest runs both targets and
+# nothing else; the host guest runs fio and drives the target guest through
+# tcall (commands in /share).  CPU per I/O is then the target guest's alone;
+# the host guest's is reported next to it.
 # timeout: 3600
 
 RUNTIME=5
@@ -61,7 +67,8 @@ cpu_snap() {
 
 # rnr_snap: receiver-not-ready NAKs soft-RoCE has sent so far (a SEND
 # arrived before its receiver had a receive posted; the sender backs off).
-# Host and targets share rxe0: runs alternate, so a run's delta is its own.
+# In one guest host and targets share rxe0: runs alternate, so a window's
+# delta is its run's.  In pair mode the target guest's count.
 rnr_snap() {
 	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/send_rnr_err 2>/dev/null || echo 0
 }
@@ -116,14 +123,13 @@ profile_args() {
 
 # run_one CASE PROFILE TARGET DEV PAIR NJOBS: one fio run plus its CPU window.
 run_one() {
-	local c=$1 prof=$2 tgt=$3 dev=$4 pair=$5 args jobs out pid s0 s1 n0 pin=""
+	local c=$1 prof=$2 tgt=$3 dev=$4 pair=$5 args jobs out pid h0 h1 cpu pin=""
 	out=$RES/$c-$prof-$tgt-$pair
 	args=$(profile_args "$prof" "$6")
 	jobs=${args##*--numjobs=}
 	# One job per CPU (so per I/O queue: the host maps queues by CPU).
 	[ "$jobs" -gt 1 ] && [ "$jobs" -le "$NCPU" ] &&
 		pin="--cpus_allowed=0-$((jobs - 1)) --cpus_allowed_policy=split"
-	n0=$(rnr_snap)
 	# shellcheck disable=SC2086
 	fio --name=bench --filename="$dev" --ioengine=libaio --direct=1 \
 		$args $pin --group_reporting \
@@ -133,63 +139,119 @@ run_one() {
 		--output="$out.json" > "$out.err" 2>&1 &
 	pid=$!
 	sleep $((RAMP + 1))
-	s0=$(cpu_snap)
-	if [ "$PERF" = 1 ]; then
-		perf record -a -g -F 499 -q -o "$out.perf" -- sleep $WIN \
-			> "$out.perf.err" 2>&1 || { cat "$out.perf.err"; fail "perf record"; }
+	if [ "$ROLE" = host ]; then
+		# The target guest measures the window; this guest's own CPU
+		# is sampled around it.
+		h0=$(cpu_snap)
+		tcall window "$WIN" > "$out.win" || fail "target window: $(cat "$out.win")"
+		h1=$(cpu_snap)
 	else
-		sleep $WIN
+		cpu_window "$WIN" > "$out.win"
 	fi
-	s1=$(cpu_snap)
 	if ! wait $pid; then
 		cat "$out.err" "$out.json"
 		fail "fio $prof on $tgt ($c)"
 	fi
 	v=$(fio_vals "$out.json")
 	case "$v" in err=0\ *) ;; *) cat "$out.json"; fail "fio error: $v" ;; esac
-	echo "$v" | awk -v s0="$s0" -v s1="$s1" -v ncpu="$NCPU" '{
-		split(s0, a, " "); split(s1, b, " ")
-		busy = b[1] - a[1]; tot = b[2] - a[2]
+	# shellcheck disable=SC2046 # the window's words: busy total ncpu rnr [PROF]
+	set -- $(cat "$out.win")
+	cpu="$(cpu_fields "$v" "$1 $2" "$3") rnr_naks=$4"
+	if [ "$ROLE" = host ]; then
+		cpu="$cpu host_$(cpu_fields "$v" "$(echo $h0 $h1 | awk '{ print $3 - $1, $4 - $2 }')" "$NCPU" |
+			sed 's/ / host_/g')"
+	fi
+	report "RUN case=$c profile=$prof target=$tgt pair=$pair jobs=$jobs $v $cpu"
+	shift 4
+	[ "$PERF" = 1 ] && report "PROF case=$c profile=$prof target=$tgt pair=$pair $*"
+	return 0
+}
+
+# cpu_window SECONDS: "BUSY TOTAL NCPU RNR" of this guest over the next
+# SECONDS (jiffies, its CPUs, the RNR NAKs its soft-RoCE sent), then with
+# bench_perf=1 the profile's pct_ fields.
+cpu_window() {
+	local s0 s1 n0
+	n0=$(rnr_snap)
+	s0=$(cpu_snap)
+	if [ "$PERF" = 1 ]; then
+		perf record -a -g -F 499 -q -o $RES/win.perf -- sleep "$1" \
+			> $RES/win.perf.err 2>&1 || { cat $RES/win.perf.err; return 1; }
+	else
+		sleep "$1"
+	fi
+	s1=$(cpu_snap)
+	echo "$s0 $s1" | awk -v n="$NCPU" -v r=$(($(rnr_snap) - n0)) \
+		'{ printf "%d %d %d %d", $3 - $1, $4 - $2, n, r }'
+	if [ "$PERF" = 1 ]; then
+		printf " %s" "$(perf_shares $RES/win.perf)"
+		rm -f $RES/win.perf
+	fi
+	echo
+}
+
+# cpu_fields FIO-VALUES "BUSY TOTAL" NCPU: the CPU words of a RUN line.
+cpu_fields() {
+	echo "$1" | awk -v w="$2" -v ncpu="$3" '{
+		split(w, a, " ")
+		busy = a[1]; tot = a[2]
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		iops = f["riops"] + f["wiops"]
 		cpu = (tot > 0 && iops > 0) ? busy / tot * ncpu * 1e6 / iops : 0
 		util = tot > 0 ? busy / tot : 0
-		printf "busy_jiffies=%d window_jiffies=%d cpu_util=%.3f cpu_us_per_io=%.1f\n", \
+		printf "busy_jiffies=%d window_jiffies=%d cpu_util=%.3f cpu_us_per_io=%.1f", \
 			busy, tot, util, cpu
-	}' > "$out.cpu"
-	report "RUN case=$c profile=$prof target=$tgt pair=$pair jobs=$jobs $v $(cat "$out.cpu") rnr_naks=$(($(rnr_snap) - n0))"
-	if [ "$PERF" = 1 ]; then
-		report "PROF case=$c profile=$prof target=$tgt pair=$pair $(perf_shares "$out.perf")"
-		rm -f "$out.perf"
-	fi
+	}'
 }
 
 # perf_shares FILE: where the CPU time sampled by a perf record -a -g went,
 # by component, in percent of all samples (see perf-classify.awk).
 perf_shares() {
-	perf script -i "$1" -F comm,ip,sym 2> /dev/null |
+	perf script -i "$1" -F comm,period,ip,sym 2> /dev/null |
 		awk -f /tests/perf-classify.awk /proc/modules -
 }
 
+# perf_serve TOOL [OPTIONS]: start a perftest server (rdma_cm) and give it
+# time to listen; perf_reap waits for it and prints its output.
+perf_serve() {
+	timeout 120 "$@" -R -d rxe0 -F > $RES/perf-srv.txt 2>&1 &
+	SERVER=$!
+	sleep 2
+}
+perf_reap() {
+	# A server whose client failed would wait for its timeout: stop it.
+	sleep 1
+	kill "$SERVER" 2> /dev/null || true
+	wait "$SERVER" 2> /dev/null || true
+	cat $RES/perf-srv.txt
+}
+
 # perf_one TOOL SIZE REP [OPTIONS]: one perftest client/server run over
-# rdma_cm against the guest's own address; reports the client's result line.
+# rdma_cm against the target's address (in pair mode the server runs in the
+# target guest); reports the client's result line.
 perf_one() {
-	local tool=$1 size=$2 rep=$3 n spid line
+	local tool=$1 size=$2 rep=$3 n line
 	shift 3
 	# shellcheck disable=SC2034 # n: three tries
 	for n in 1 2 3; do
-		timeout 120 "$tool" -R -d rxe0 -F -s "$size" "$@" > $RES/perf-srv.txt 2>&1 &
-		spid=$!
-		sleep 2
+		if [ "$ROLE" = host ]; then
+			tcall serve "$tool" -s "$size" "$@" > /dev/null ||
+				fail "perftest server in the target guest"
+		else
+			perf_serve "$tool" -s "$size" "$@"
+		fi
 		if timeout 120 "$tool" -R -d rxe0 -F -s "$size" "$@" $TRADDR \
 			> $RES/perf-cli.txt 2>&1; then
-			wait $spid || true
 			line=$(awk -v s="$size" '$1 == s && NF >= 4' $RES/perf-cli.txt | tail -n1)
-			[ -n "$line" ] && break
+		else
+			line=""
 		fi
-		kill $spid 2>/dev/null || true
-		wait $spid 2>/dev/null || true
-		line=""
+		if [ "$ROLE" = host ]; then
+			tcall reap > $RES/perf-srv.txt
+		else
+			perf_reap > $RES/perf-srv.txt
+		fi
+		[ -n "$line" ] && break
 	done
 	if [ -z "$line" ]; then
 		cat $RES/perf-srv.txt $RES/perf-cli.txt
@@ -205,8 +267,9 @@ perf_one() {
 	esac
 }
 
-# setup_case CASE: back ends, both targets, both connections; sets DEV_A/DEV_B.
-setup_case() {
+# export_case CASE: back ends and both targets (in the target's guest);
+# prints the two back-end devices.
+export_case() {
 	local ba bb
 	case "$1" in
 	nullblk)
@@ -228,24 +291,94 @@ setup_case() {
 			--output-format=terse > /dev/null
 	done
 	case "$A" in
-	nvmet) nvmet_export $NQ_A-$1 "$ba" 1 4420 ;;
-	*) purlin_export $NQ_A-$1 "$ba" 2 4420 "$PARAMS_A" ;;
+	nvmet) nvmet_export $NQ_A-$1 "$ba" 1 4420 > /dev/null ;;
+	*) purlin_export $NQ_A-$1 "$ba" 2 4420 "$PARAMS_A" > /dev/null ;;
 	esac
-	purlin_export $NQ_B-$1 "$bb" 1 4421 "$PARAMS_B"
-	DEV_A=$(nvme_connect $NQ_A-$1 4420)
-	DEV_B=$(nvme_connect $NQ_B-$1 4421)
-	BACK_A=$ba BACK_B=$bb
+	purlin_export $NQ_B-$1 "$bb" 1 4421 "$PARAMS_B" > /dev/null
+	echo "$ba $bb $(cat /sys/module/purlin/version)"
 }
 
-teardown_case() {
-	nvme_disconnect $NQ_A-$1
-	nvme_disconnect $NQ_B-$1
+unexport_case() {
 	[ "$A" = nvmet ] && nvmet_unexport $NQ_A-$1 1
 	purlin_clear
 	case "$1" in
 	nullblk|nullio) nullblk_destroy bnvmet; nullblk_destroy bpurlin ;;
 	brd) rmmod brd ;;
 	esac
+}
+
+# setup_case CASE: back ends, both targets, both connections; sets DEV_A,
+# DEV_B, BACK_A, BACK_B and VERSION.
+setup_case() {
+	local e
+	if [ "$ROLE" = host ]; then
+		# Not in $(...): tcall counts its calls in this shell.
+		tcall export_case "$1" > $RES/export.out ||
+			fail "setting up $1 in the target guest: $(cat $RES/export.out)"
+		e=$(cat $RES/export.out)
+	else
+		e=$(export_case "$1")
+	fi
+	# shellcheck disable=SC2046 # the last line: back ends and version
+	set -- "$1" $(echo "$e" | tail -n1)
+	BACK_A=$2 BACK_B=$3 VERSION=$4
+	DEV_A=$(nvme_connect $NQ_A-$1 4420)
+	DEV_B=$(nvme_connect $NQ_B-$1 4421)
+}
+
+teardown_case() {
+	nvme_disconnect $NQ_A-$1
+	nvme_disconnect $NQ_B-$1
+	if [ "$ROLE" = host ]; then
+		tcall unexport_case "$1" > /dev/null || fail "tearing down $1 in the target guest"
+	else
+		unexport_case "$1"
+	fi
+}
+
+# ---- pair mode: the host guest calls the target guest through /share ----
+
+# tcall COMMAND [ARG...]: run a function of this script in the target guest
+# and print its output; fails (status 1) when the command failed there.
+# Never call it in a subshell ($(...), a pipeline): the sequence number
+# must advance in the main shell.
+TSEQ=0
+tcall() {
+	local f
+	TSEQ=$((TSEQ + 1))
+	f=/share/bench.cmd.$TSEQ
+	echo "$*" > $f.tmp && mv $f.tmp $f
+	pair_wait bench.ack.$TSEQ 600
+	f=/share/bench.ack.$TSEQ
+	tail -n +2 $f
+	[ "$(head -n1 $f)" = 0 ]
+}
+
+# target_serve: the target guest's side: run each command the host sends
+# (only the functions below), answer with its status and output.
+target_serve() {
+	local n=1 cmd st
+	while :; do
+		pair_wait bench.cmd.$n 3600
+		cmd=$(cat /share/bench.cmd.$n)
+		set -- $cmd
+		case "$1" in
+		export_case|unexport_case|serve|reap|window|stop) ;;
+		*) fail "tcall: unknown command '$cmd'" ;;
+		esac
+		st=0
+		case "$1" in
+		serve) shift; perf_serve "$@" > $RES/tcall.out 2>&1 || st=$? ;;
+		reap) perf_reap > $RES/tcall.out 2>&1 || st=$? ;;
+		window) cpu_window "$2" > $RES/tcall.out 2>&1 || st=$? ;;
+		stop) : > $RES/tcall.out ;;
+		*) "$@" > $RES/tcall.out 2>&1 || st=$? ;;
+		esac
+		{ echo $st; cat $RES/tcall.out; } > /share/bench.ack.tmp
+		mv /share/bench.ack.tmp /share/bench.ack.$n
+		[ "$1" = stop ] && return 0
+		n=$((n + 1))
+	done
 }
 
 # io_queues DEV: I/O queues of the controller behind DEV.
@@ -266,8 +399,15 @@ purlin:*) PARAMS_A=${A#purlin:} ;;
 *) fail "bench_a=$A: nvmet or purlin[:KEY=VAL,...]" ;;
 esac
 
+if [ "$ROLE" = target ]; then
+	target_serve
+	exit 0
+fi
+MODE=single
+[ "$ROLE" = host ] && MODE=pair
+
 t0=$(date +%s)
-report "INFO kernel=$(uname -r) ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none} perf=$PERF"
+report "INFO kernel=$(uname -r) mode=$MODE ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none} perf=$PERF"
 
 log "transport ceiling (perftest, rdma_cm, $TRADDR)"
 rep=1
@@ -288,7 +428,7 @@ for c in $CASES; do
 	qb=$(io_queues "$DEV_B")
 	nj=$qa
 	[ "$qb" -lt "$nj" ] && nj=$qb
-	report "CASE case=$c nvmet_dev=$DEV_A nvmet_backend=$BACK_A nvmet_io_queues=$qa purlin_dev=$DEV_B purlin_backend=$BACK_B purlin_io_queues=$qb purlin_version=$(cat /sys/module/purlin/version) jobs=$nj"
+	report "CASE case=$c nvmet_dev=$DEV_A nvmet_backend=$BACK_A nvmet_io_queues=$qa purlin_dev=$DEV_B purlin_backend=$BACK_B purlin_io_queues=$qb purlin_version=$VERSION jobs=$nj"
 	for prof in $PROFILES; do
 		log "case $c: $prof"
 		pair=1
@@ -303,3 +443,6 @@ for c in $CASES; do
 	report "TIME section=$c seconds=$((t2 - t1))"
 done
 report "TIME section=guest seconds=$(($(date +%s) - t0))"
+if [ "$ROLE" = host ]; then
+	tcall stop > /dev/null || fail "stopping the target guest"
+fi

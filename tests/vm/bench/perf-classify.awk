@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Where the samples of a perf profile went (make bench BENCH_PERF=1), from
-# `perf script -F comm,ip,sym` of a `perf record -a -g`.
+# `perf script -F comm,period,ip,sym` of a `perf record -a -g`.
 #
 # usage: awk -f perf-classify.awk MODULES -   (MODULES: /proc/modules)
-# prints: samples=N pct_idle=P pct_target=P ... (percent of all samples)
+# prints: samples=N pct_idle=P pct_target=P ... (percent of the sampled
+# time: samples weighted by their period)
 #
 # Each sample is charged to the first module met walking its kernel call
 # chain from the leaf outwards, so kernel code a module called (the block
@@ -52,7 +53,10 @@ function flush() {
 	if (c == "" && user) c = "user"
 	if (c == "" && leaf ~ /safe_halt|_idle$|mwait|cpuidle/) c = "idle"
 	if (c == "") c = "kernel"
-	cnt[c]++; total++
+	# weighted by the sample's period (ns of CPU clock): a sample taken
+	# late, after a long stretch with interrupts held off (device
+	# emulation under TCG), stands for all of that time
+	cnt[c] += w; total += w; nsamples++
 	n = 0
 }
 FNR == NR {	# /proc/modules: name size refs deps state address
@@ -63,7 +67,11 @@ FNR == NR {	# /proc/modules: name size refs deps state address
 	}
 	next
 }
-/^[^ \t]/ { flush(); c = ""; fallback = ""; user = 0; done = 0; next }
+/^[^ \t]/ {	# header: comm [period]
+	flush(); c = ""; fallback = ""; user = 0; done = 0
+	w = $NF ~ /^[0-9]+$/ && NF > 1 ? $NF + 0 : 1
+	next
+}
 /^[ \t]+[0-9a-f]+ / {
 	kern = length($1) == 16 && $1 ~ /^ffff/
 	if (++n == 1) { leaf = $2; user = !kern }
@@ -77,7 +85,7 @@ FNR == NR {	# /proc/modules: name size refs deps state address
 }
 END {
 	flush()
-	printf "samples=%d", total
+	printf "samples=%d", nsamples
 	split("idle target host rxe rdma backend net user kernel", k, " ")
 	for (i = 1; i <= 9; i++)
 		printf " pct_%s=%.1f", k[i], total ? 100 * cnt[k[i]] / total : 0

@@ -268,7 +268,7 @@ perf_one() {
 }
 
 # export_case CASE: back ends and both targets (in the target's guest);
-# prints the two back-end devices.
+# prints the two back-end devices and Purlin's version.
 export_case() {
 	local ba bb
 	case "$1" in
@@ -362,17 +362,14 @@ target_serve() {
 		pair_wait bench.cmd.$n 3600
 		cmd=$(cat /share/bench.cmd.$n)
 		set -- $cmd
-		case "$1" in
-		export_case|unexport_case|serve|reap|window|stop) ;;
-		*) fail "tcall: unknown command '$cmd'" ;;
-		esac
 		st=0
 		case "$1" in
 		serve) shift; perf_serve "$@" > $RES/tcall.out 2>&1 || st=$? ;;
 		reap) perf_reap > $RES/tcall.out 2>&1 || st=$? ;;
 		window) cpu_window "$2" > $RES/tcall.out 2>&1 || st=$? ;;
+		export_case|unexport_case) "$@" > $RES/tcall.out 2>&1 || st=$? ;;
 		stop) : > $RES/tcall.out ;;
-		*) "$@" > $RES/tcall.out 2>&1 || st=$? ;;
+		*) fail "tcall: unknown command '$cmd'" ;;
 		esac
 		{ echo $st; cat $RES/tcall.out; } > /share/bench.ack.tmp
 		mv /share/bench.ack.tmp /share/bench.ack.$n

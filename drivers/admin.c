@@ -91,7 +91,8 @@ static void purlin_identify_ctrl(struct purlin_req *req)
 		id->nanagrpid = cpu_to_le32(PRL_MAX_ANA_GROUPS);
 		id->nn = cpu_to_le32(PRL_MAX_NSID);
 		id->mnan = cpu_to_le32(PRL_MAX_NSID);
-		id->vwc = NVME_CTRL_VWC_PRESENT;
+		/* Bits 2:1 = 11b: Flush takes NSID FFFFFFFFh. */
+		id->vwc = NVME_CTRL_VWC_PRESENT | 3 << 1;
 		id->psd[0].max_power = cpu_to_le16(0x9c4);
 		id->psd[0].entry_lat = cpu_to_le32(0x10);
 		id->psd[0].exit_lat = cpu_to_le32(0x4);
@@ -275,17 +276,16 @@ void purlin_complete_log(struct purlin_req *req, const void *log,
 	u32 len = req->data_len, n = 0;
 	u16 status;
 
-	if (off & 3) {
+	/* An offset at or past the end of the log is an invalid field. */
+	if ((off & 3) || off >= size) {
 		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
 		return;
 	}
-	if (off < size) {
-		n = min_t(u64, size - off, len);
-		status = purlin_copy_to_sg(req, 0, log + off, n);
-		if (status) {
-			purlin_req_complete(req, status);
-			return;
-		}
+	n = min_t(u64, size - off, len);
+	status = purlin_copy_to_sg(req, 0, log + off, n);
+	if (status) {
+		purlin_req_complete(req, status);
+		return;
 	}
 	purlin_req_complete(req, purlin_zero_sg(req, n, len - n));
 }
@@ -447,14 +447,15 @@ static void purlin_execute_set_features(struct purlin_req *req)
 		kato = min_t(u64, DIV_ROUND_UP((u64)cdw11, 1000), 3600) * 1000;
 		if (!kato && purlin_is_discovery(ctrl))
 			kato = PRL_DISC_KATO_MS;
+		/* Under ctrl->lock, as purlin_ka_work() re-arms under it. */
 		mutex_lock(&ctrl->lock);
 		ctrl->kato = kato;
-		mutex_unlock(&ctrl->lock);
 		if (kato)
 			mod_delayed_work(purlin_wq, &ctrl->ka_work,
 					 msecs_to_jiffies(kato));
 		else
 			cancel_delayed_work(&ctrl->ka_work);
+		mutex_unlock(&ctrl->lock);
 		break;
 	case NVME_FEAT_ASYNC_EVENT:
 		WRITE_ONCE(ctrl->aen_enabled, cdw11);

@@ -4,13 +4,22 @@
  * (PRL_CHUNK_SIZE each) allocated when the module loads.  Commands that
  * move data through a target-side buffer take whole chunks from it and give
  * them back when their response has been sent, so the I/O path never calls
- * the page allocator.  A request takes all the chunks it needs or none; when
- * the pool is short the transport parks the request and retries when chunks
- * come back (purlin_bufpool_wait()).  Every chunk in use belongs to a
- * command that completes without needing more chunks (a response waiting
- * for send credits never waits behind a command waiting for chunks), and
- * no command needs more than the pool holds, so parked requests always
- * make progress.
+ * the page allocator.  A request takes all the chunks it needs or none.
+ *
+ * Nobody may hold much of it on a peer's behalf:
+ * - every take is charged to accounts (struct purlin_buf_acct): the queue's
+ *   own and its controller's, or the one all discovery controllers share;
+ *   a take that would put an account past its limit waits until chunks
+ *   charged to that account come back;
+ * - a take the pool itself cannot serve waits in a FIFO; returned chunks
+ *   are set aside for the waiters in order (a grant), so a large request is
+ *   never starved by a stream of small ones, and nobody takes chunks past a
+ *   waiter;
+ * - the transport bounds how long a command may hold chunks (finite RNR
+ *   and transport retries, see rdma.c), so every chunk in use belongs to a
+ *   command that completes, or whose queue is dropped, in bounded time.
+ * Documentation/admin-guide.md ("Limits and hostile hosts") has the
+ * formulas.
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
@@ -21,12 +30,33 @@
 #include "purlin.h"
 
 static struct {
-	spinlock_t lock;		/* guards free[], nr_free, waiters */
+	/* Guards everything here and every account's held and waiters. */
+	spinlock_t lock;
 	struct page **free;
 	unsigned int nr_free;
 	unsigned int nr_total;
-	struct list_head waiters;
+	unsigned int promised;		/* free chunks granted to waiters */
+	struct list_head waiters;	/* FIFO of purlin_buf_waiter */
 } pool;
+
+/* Shared by every discovery controller's queues. */
+struct purlin_buf_acct purlin_disc_acct;
+
+void purlin_buf_acct_init(struct purlin_buf_acct *a, unsigned int limit)
+{
+	a->held = 0;
+	a->limit = max_t(unsigned int, limit, PRL_MAX_CHUNKS);
+	INIT_LIST_HEAD(&a->waiters);
+}
+
+void purlin_buf_waiter_init(struct purlin_buf_waiter *w, work_func_t fn)
+{
+	INIT_LIST_HEAD(&w->entry);
+	INIT_WORK(&w->work, fn);
+	w->need = 0;
+	w->granted = 0;
+	w->on_pool = false;
+}
 
 int purlin_bufpool_init(unsigned int megabytes)
 {
@@ -37,6 +67,7 @@ int purlin_bufpool_init(unsigned int megabytes)
 		n = min;
 	spin_lock_init(&pool.lock);
 	INIT_LIST_HEAD(&pool.waiters);
+	pool.promised = 0;
 	pool.free = kvcalloc(n, sizeof(*pool.free), GFP_KERNEL);
 	if (!pool.free)
 		return -ENOMEM;
@@ -54,6 +85,7 @@ int purlin_bufpool_init(unsigned int megabytes)
 		return -ENOMEM;
 	}
 	pool.nr_total = pool.nr_free;
+	purlin_buf_acct_init(&purlin_disc_acct, PRL_DISC_POOL_SHARE(pool.nr_total));
 	pr_info("data buffer pool: %u chunks of %lu KiB\n", pool.nr_total,
 		PRL_CHUNK_SIZE >> 10);
 	return 0;
@@ -62,28 +94,103 @@ int purlin_bufpool_init(unsigned int megabytes)
 void purlin_bufpool_exit(void)
 {
 	WARN_ON(pool.nr_free != pool.nr_total);
+	WARN_ON(purlin_disc_acct.held);
 	while (pool.nr_free)
 		__free_pages(pool.free[--pool.nr_free], PRL_CHUNK_ORDER);
 	kvfree(pool.free);
 	pool.free = NULL;
 }
 
+unsigned int purlin_bufpool_total(void)
+{
+	return pool.nr_total;
+}
+
+static void purlin_wake_all(struct list_head *waiters)
+{
+	struct purlin_buf_waiter *w, *tmp;
+
+	lockdep_assert_held(&pool.lock);
+	list_for_each_entry_safe(w, tmp, waiters, entry) {
+		list_del_init(&w->entry);
+		queue_work(purlin_wq, &w->work);
+	}
+}
+
+/* Set free chunks aside for the waiters, first come first served. */
+static void purlin_grant(void)
+{
+	struct purlin_buf_waiter *w, *tmp;
+	unsigned int avail = pool.nr_free - pool.promised;
+
+	lockdep_assert_held(&pool.lock);
+	list_for_each_entry_safe(w, tmp, &pool.waiters, entry) {
+		if (w->need > avail)
+			break;
+		avail -= w->need;
+		pool.promised += w->need;
+		w->granted = w->need;
+		w->on_pool = false;
+		list_del_init(&w->entry);
+		queue_work(purlin_wq, &w->work);
+	}
+}
+
+/* Take w off whatever it waits on and give back what it was granted. */
+static void purlin_unwait(struct purlin_buf_waiter *w)
+{
+	lockdep_assert_held(&pool.lock);
+	list_del_init(&w->entry);
+	w->on_pool = false;
+	if (w->granted) {
+		pool.promised -= w->granted;
+		w->granted = 0;
+		purlin_grant();
+	}
+}
+
 /*
- * Fill sg (at least PRL_MAX_CHUNKS entries) with chunks covering len bytes.
- * Returns the number of entries, or -EAGAIN when the pool is short.
+ * Fill sg (at least PRL_MAX_CHUNKS entries) with chunks covering len bytes,
+ * charged to each of accts.  Returns the number of entries, or -EAGAIN when
+ * an account is at its limit or the pool is short: w is then queued, and
+ * its work runs when the caller should try again (with the same len).
  */
-int purlin_bufpool_get(struct scatterlist *sg, u32 len)
+int purlin_bufpool_get(struct scatterlist *sg, u32 len,
+		       struct purlin_buf_waiter *w,
+		       struct purlin_buf_acct *const *accts, int nr_accts)
 {
 	unsigned int n = DIV_ROUND_UP(len, PRL_CHUNK_SIZE), i;
 	unsigned long flags;
+	int a;
 
 	if (WARN_ON_ONCE(!len || n > PRL_MAX_CHUNKS))
 		return -EINVAL;
 	spin_lock_irqsave(&pool.lock, flags);
-	if (pool.nr_free < n) {
-		spin_unlock_irqrestore(&pool.lock, flags);
-		return -EAGAIN;
+	for (a = 0; a < nr_accts; a++) {
+		if (accts[a]->held + n > accts[a]->limit) {
+			/* Wait for this account's own chunks, not the pool. */
+			purlin_unwait(w);
+			list_add_tail(&w->entry, &accts[a]->waiters);
+			goto again;
+		}
 	}
+	if (w->granted >= n) {
+		pool.promised -= w->granted;
+		w->granted = 0;
+	} else if (w->on_pool) {
+		goto again;		/* keep its place in line */
+	} else {
+		purlin_unwait(w);
+		if (!list_empty(&pool.waiters) ||
+		    pool.nr_free - pool.promised < n) {
+			w->need = n;
+			w->on_pool = true;
+			list_add_tail(&w->entry, &pool.waiters);
+			goto again;
+		}
+	}
+	for (a = 0; a < nr_accts; a++)
+		accts[a]->held += n;
 	sg_init_table(sg, n);
 	for (i = 0; i < n; i++) {
 		u32 part = min_t(u32, len, PRL_CHUNK_SIZE);
@@ -91,53 +198,44 @@ int purlin_bufpool_get(struct scatterlist *sg, u32 len)
 		sg_set_page(&sg[i], pool.free[--pool.nr_free], part, 0);
 		len -= part;
 	}
+	/* What was granted and not used goes to the next in line. */
+	purlin_grant();
 	spin_unlock_irqrestore(&pool.lock, flags);
 	return n;
+again:
+	spin_unlock_irqrestore(&pool.lock, flags);
+	return -EAGAIN;
 }
 
-void purlin_bufpool_put(struct scatterlist *sg, int nents)
+/* Give back chunks taken by purlin_bufpool_get() with the same accounts. */
+void purlin_bufpool_put(struct scatterlist *sg, int nents,
+			struct purlin_buf_acct *const *accts, int nr_accts)
 {
-	struct purlin_buf_waiter *w, *tmp;
 	unsigned long flags;
 	int i;
 
 	spin_lock_irqsave(&pool.lock, flags);
 	for (i = 0; i < nents; i++)
 		pool.free[pool.nr_free++] = sg_page(&sg[i]);
+	for (i = 0; i < nr_accts; i++) {
+		if (WARN_ON_ONCE(accts[i]->held < nents))
+			accts[i]->held = 0;
+		else
+			accts[i]->held -= nents;
+		purlin_wake_all(&accts[i]->waiters);
+	}
 	/* Under the lock, so purlin_bufpool_cancel() is final. */
-	list_for_each_entry_safe(w, tmp, &pool.waiters, entry) {
-		list_del_init(&w->entry);
-		queue_work(purlin_wq, &w->work);
-	}
+	purlin_grant();
 	spin_unlock_irqrestore(&pool.lock, flags);
 }
 
-/*
- * Ask for w->work to run the next time chunks are returned.  Returns false
- * (without waiting) if chunks came back meanwhile: the caller retries now.
- */
-bool purlin_bufpool_wait(struct purlin_buf_waiter *w, u32 len)
-{
-	unsigned int n = DIV_ROUND_UP(len, PRL_CHUNK_SIZE);
-	unsigned long flags;
-	bool parked = false;
-
-	spin_lock_irqsave(&pool.lock, flags);
-	if (pool.nr_free < n) {
-		if (list_empty(&w->entry))
-			list_add_tail(&w->entry, &pool.waiters);
-		parked = true;
-	}
-	spin_unlock_irqrestore(&pool.lock, flags);
-	return parked;
-}
-
+/* w waits for nothing any more and holds no grant once this returns. */
 void purlin_bufpool_cancel(struct purlin_buf_waiter *w)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool.lock, flags);
-	list_del_init(&w->entry);
+	purlin_unwait(w);
 	spin_unlock_irqrestore(&pool.lock, flags);
 }
 

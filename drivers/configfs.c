@@ -129,6 +129,7 @@ static void purlin_hosts_drop(struct config_group *group,
 		}
 	}
 	purlin_disc_changed();
+	purlin_revoke_ctrls();
 	up_write(&purlin_cfg_sem);
 	config_item_put(item);
 }
@@ -514,6 +515,7 @@ static void purlin_allowed_hosts_drop_link(struct config_item *parent,
 		}
 	}
 	purlin_disc_changed();
+	purlin_revoke_ctrls();
 	up_write(&purlin_cfg_sem);
 }
 
@@ -556,6 +558,8 @@ static ssize_t purlin_subsys_attr_allow_any_host_store(struct config_item *item,
 	else if (subsys->allow_any_host != allow) {
 		subsys->allow_any_host = allow;
 		purlin_disc_changed();
+		if (!allow)
+			purlin_revoke_ctrls();
 	}
 	up_write(&purlin_cfg_sem);
 	return ret ? ret : count;
@@ -1140,6 +1144,33 @@ static ssize_t purlin_port_param_max_queue_size_store(struct config_item *item,
 }
 CONFIGFS_ATTR(purlin_port_, param_max_queue_size);
 
+/*
+ * Bounds on queues that have no controller yet (see admin-guide.md,
+ * "Limits and hostile hosts"); -1 restores the default; only while the
+ * port is disabled.
+ */
+#define PURLIN_PORT_U32_PARAM(name, field, def, min, max)		\
+static ssize_t purlin_port_param_##name##_show(struct config_item *item, \
+					       char *page)		\
+{									\
+	return sprintf(page, "%u\n", to_port(item)->field);		\
+}									\
+static ssize_t purlin_port_param_##name##_store(struct config_item *item, \
+						const char *page,	\
+						size_t count)		\
+{									\
+	int ret = purlin_port_set_u32(item, page, &to_port(item)->field, \
+				      def, min, max);			\
+	return ret ? ret : count;					\
+}									\
+CONFIGFS_ATTR(purlin_port_, param_##name)
+
+PURLIN_PORT_U32_PARAM(max_pending, max_pending, PRL_DEF_MAX_PENDING, 1, 65536);
+PURLIN_PORT_U32_PARAM(max_pending_per_addr, max_pending_per_addr,
+		      PRL_DEF_MAX_PENDING_PER_ADDR, 1, 65536);
+PURLIN_PORT_U32_PARAM(connect_timeout_ms, connect_timeout_ms,
+		      PRL_DEF_CONNECT_TIMEOUT_MS, 100, 600000);
+
 static ssize_t purlin_port_param_tos_show(struct config_item *item, char *page)
 {
 	return sprintf(page, "%d\n", to_port(item)->tos);
@@ -1173,6 +1204,9 @@ static struct configfs_attribute *purlin_port_attrs[] = {
 	&purlin_port_attr_param_inline_data_size,
 	&purlin_port_attr_param_max_queue_size,
 	&purlin_port_attr_param_tos,
+	&purlin_port_attr_param_max_pending,
+	&purlin_port_attr_param_max_pending_per_addr,
+	&purlin_port_attr_param_connect_timeout_ms,
 	NULL,
 };
 
@@ -1562,6 +1596,9 @@ static struct config_group *purlin_port_make(struct config_group *group,
 	port->inline_data_size = PRL_DEF_INLINE;
 	port->max_queue_size = PRL_DEF_QUEUE_SIZE;
 	port->tos = -1;
+	port->max_pending = PRL_DEF_MAX_PENDING;
+	port->max_pending_per_addr = PRL_DEF_MAX_PENDING_PER_ADDR;
+	port->connect_timeout_ms = PRL_DEF_CONNECT_TIMEOUT_MS;
 
 	config_group_init_type_name(&port->group, name, &purlin_port_type);
 	config_group_init_type_name(&port->subsys_group, "subsystems",

@@ -87,6 +87,7 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 	req->data_len = 0;
 	req->to_host = false;
 	req->data_len_min = false;
+	req->connect = false;
 	req->execute = NULL;
 	memset(req->cqe, 0, sizeof(*req->cqe));
 	req->cqe->command_id = cmd->common.command_id;
@@ -166,6 +167,14 @@ void purlin_req_set_result(struct purlin_req *req, u32 result)
 void purlin_req_complete(struct purlin_req *req, u16 status)
 {
 	struct purlin_sq *sq = req->sq;
+
+	/*
+	 * A Connect that failed, wherever it failed (bad SGL or length, no
+	 * buffer, refused), may be retried on the queue: before the host can
+	 * see this completion.
+	 */
+	if (unlikely(req->connect) && status)
+		clear_bit(PURLIN_SQ_CONNECTING, &sq->flags);
 
 	req->cqe->status = cpu_to_le16(status << 1);
 	req->cqe->sq_id = cpu_to_le16(sq->qid);
@@ -327,27 +336,27 @@ void purlin_subsys_del_ctrls(struct purlin_subsys *subsys)
 	mutex_unlock(&subsys->lock);
 }
 
-/* The subsystem named nqn if the port exports it, with a reference. */
+/*
+ * The subsystem named nqn if the port exports it, with a reference.
+ * Caller holds purlin_cfg_sem.
+ */
 struct purlin_subsys *purlin_find_subsys(struct purlin_port *port,
 					 const char *nqn)
 {
 	struct purlin_subsys_link *l;
-	struct purlin_subsys *found = NULL;
 
+	lockdep_assert_held(&purlin_cfg_sem);
 	if (!strcmp(nqn, PURLIN_DISC_NQN)) {
 		kref_get(&purlin_disc_subsys->ref);
 		return purlin_disc_subsys;
 	}
-	down_read(&purlin_cfg_sem);
 	list_for_each_entry(l, &port->subsystems, entry) {
 		if (!strcmp(l->subsys->subsysnqn, nqn)) {
-			found = l->subsys;
-			kref_get(&found->ref);
-			break;
+			kref_get(&l->subsys->ref);
+			return l->subsys;
 		}
 	}
-	up_read(&purlin_cfg_sem);
-	return found;
+	return NULL;
 }
 
 /* Caller holds purlin_cfg_sem. */
@@ -557,19 +566,33 @@ void purlin_port_disable(struct purlin_port *port)
 
 /* ---- controllers --------------------------------------------------------- */
 
+/*
+ * ctrl->lock orders this against Set Features KATO, which (re)arms or
+ * cancels the work under it: a KATO of 0 set while this runs is seen here,
+ * and nothing re-arms the work after it.
+ */
 static void purlin_ka_work(struct work_struct *work)
 {
 	struct purlin_ctrl *ctrl = container_of(to_delayed_work(work),
 						struct purlin_ctrl, ka_work);
+	u32 kato;
 
-	if (!xchg(&ctrl->ka_seen, false)) {
-		pr_warn("controller %u (%s): keep-alive timeout (%u ms), tearing down\n",
-			ctrl->cntlid, ctrl->hostnqn, ctrl->kato);
-		purlin_ctrl_fatal(ctrl);
+	mutex_lock(&ctrl->lock);
+	kato = ctrl->kato;
+	if (!kato) {
+		mutex_unlock(&ctrl->lock);
 		return;
 	}
-	queue_delayed_work(purlin_wq, &ctrl->ka_work,
-			   msecs_to_jiffies(ctrl->kato));
+	if (xchg(&ctrl->ka_seen, false)) {
+		queue_delayed_work(purlin_wq, &ctrl->ka_work,
+				   msecs_to_jiffies(kato));
+		mutex_unlock(&ctrl->lock);
+		return;
+	}
+	mutex_unlock(&ctrl->lock);
+	pr_warn_ratelimited("controller %u (%s): keep-alive timeout (%u ms), tearing down\n",
+			    ctrl->cntlid, ctrl->hostnqn, kato);
+	purlin_ctrl_fatal(ctrl);
 }
 
 static void purlin_fatal_work(struct work_struct *work)
@@ -593,6 +616,28 @@ void purlin_ctrl_fatal(struct purlin_ctrl *ctrl)
 	queue_work(purlin_wq, &ctrl->fatal_work);
 }
 
+/*
+ * A controller ID nobody can guess from the last one: a random start in
+ * [cntlid_min, cntlid_max], the first free ID from there, wrapping.
+ */
+static int purlin_cntlid_alloc(struct purlin_subsys *subsys)
+{
+	u16 min = subsys->cntlid_min, max = subsys->cntlid_max;
+	u16 start = min + get_random_u32_below(max - min + 1);
+	int id;
+
+	id = ida_alloc_range(&subsys->cntlid_ida, start, max, GFP_KERNEL);
+	if (id == -ENOSPC && start > min)
+		id = ida_alloc_range(&subsys->cntlid_ida, min, start - 1,
+				     GFP_KERNEL);
+	return id;
+}
+
+/*
+ * Caller holds purlin_cfg_sem for reading from the access check on, so a
+ * change of the subsystem's hosts either comes before the check or sees
+ * the new controller (purlin_revoke_ctrls()).
+ */
 u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 		      const char *hostnqn, const uuid_t *hostid, u32 kato,
 		      struct purlin_ctrl **ctrlp)
@@ -600,6 +645,7 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	struct purlin_ctrl *ctrl;
 	int id;
 
+	lockdep_assert_held(&purlin_cfg_sem);
 	ctrl = kzalloc(sizeof(*ctrl), GFP_KERNEL);
 	if (!ctrl)
 		return NVME_SC_INTERNAL;
@@ -609,10 +655,9 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 		return NVME_SC_INTERNAL;
 	}
 	spin_lock_init(&ctrl->err_lock);
-	down_read(&purlin_cfg_sem);
-	id = ida_alloc_range(&subsys->cntlid_ida, subsys->cntlid_min,
-			     subsys->cntlid_max, GFP_KERNEL);
-	up_read(&purlin_cfg_sem);
+	purlin_buf_acct_init(&ctrl->buf_acct,
+			     PRL_CTRL_POOL_SHARE(purlin_bufpool_total()));
+	id = purlin_cntlid_alloc(subsys);
 	if (id < 0) {
 		purlin_stats_free(ctrl->stats);
 		kfree(ctrl);
@@ -645,28 +690,32 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 				   msecs_to_jiffies(ctrl->kato));
 	}
 	atomic_inc(&purlin_live.ctrls);
-	pr_info("controller %u created for %s on %s\n", ctrl->cntlid, hostnqn,
-		subsys->subsysnqn);
+	pr_info_ratelimited("controller %u created for %s on %s\n",
+			    ctrl->cntlid, hostnqn, subsys->subsysnqn);
 	*ctrlp = ctrl;
 	return 0;
 }
 
 /*
- * Install sq as an I/O queue of controller cntlid.  *bad_qid tells a
+ * Install sq as an I/O queue of controller cntlid.  The queue must come
+ * from the host that owns the controller: its NQN and its host ID, through
+ * the controller's port, and the host must still be allowed.  Caller holds
+ * purlin_cfg_sem for reading (see purlin_ctrl_alloc()).  *bad_qid tells a
  * refused queue id (not granted, or already connected) from an unknown
  * controller.
  */
 u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
-			     const char *hostnqn, struct purlin_sq *sq,
-			     bool *bad_qid)
+			     const char *hostnqn, const uuid_t *hostid,
+			     struct purlin_sq *sq, bool *bad_qid)
 {
 	struct purlin_ctrl *ctrl;
 	u16 status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
 	u16 max_qid;
 
-	down_read(&purlin_cfg_sem);
+	lockdep_assert_held(&purlin_cfg_sem);
+	if (!purlin_host_allowed(subsys, hostnqn))
+		return NVME_SC_CONNECT_INVALID_HOST | PRL_DNR;
 	max_qid = subsys->max_qid;
-	up_read(&purlin_cfg_sem);
 
 	/*
 	 * A controller found here has a reference from its admin queue: its
@@ -676,7 +725,9 @@ u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 	list_for_each_entry(ctrl, &subsys->ctrls, entry) {
 		if (ctrl->cntlid != cntlid)
 			continue;
-		if (strcmp(ctrl->hostnqn, hostnqn) || ctrl->port != sq->port)
+		if (strcmp(ctrl->hostnqn, hostnqn) ||
+		    !uuid_equal(&ctrl->hostid, hostid) ||
+		    ctrl->port != sq->port)
 			break;
 		mutex_lock(&ctrl->lock);
 		if (ctrl->fatal || !(ctrl->csts & NVME_CSTS_RDY)) {
@@ -698,6 +749,32 @@ u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 	return status;
 }
 
+/*
+ * Access was taken away (a host left allowed_hosts or /hosts, or
+ * attr_allow_any_host went off): every controller whose host no longer
+ * qualifies goes, as when its subsystem leaves the port.  Caller holds
+ * purlin_cfg_sem for writing, after the change.
+ */
+void purlin_revoke_ctrls(void)
+{
+	struct purlin_subsys *subsys;
+	struct purlin_ctrl *ctrl;
+
+	lockdep_assert_held_write(&purlin_cfg_sem);
+	list_for_each_entry(subsys, &purlin_subsystems, entry) {
+		mutex_lock(&subsys->lock);
+		list_for_each_entry(ctrl, &subsys->ctrls, entry) {
+			if (purlin_host_allowed(subsys, ctrl->hostnqn) ||
+			    READ_ONCE(ctrl->fatal))
+				continue;
+			pr_info("controller %u (%s) of %s: host no longer allowed, tearing down\n",
+				ctrl->cntlid, ctrl->hostnqn, subsys->subsysnqn);
+			purlin_ctrl_fatal(ctrl);
+		}
+		mutex_unlock(&subsys->lock);
+	}
+}
+
 static void purlin_ctrl_release(struct kref *ref)
 {
 	struct purlin_ctrl *ctrl = container_of(ref, struct purlin_ctrl, ref);
@@ -709,8 +786,9 @@ static void purlin_ctrl_release(struct kref *ref)
 	cancel_delayed_work_sync(&ctrl->ka_work);
 	cancel_work_sync(&ctrl->fatal_work);
 	ida_free(&subsys->cntlid_ida, ctrl->cntlid);
-	pr_info("controller %u of %s freed\n", ctrl->cntlid,
-		subsys->subsysnqn);
+	pr_info_ratelimited("controller %u of %s freed\n", ctrl->cntlid,
+			    subsys->subsysnqn);
+	WARN_ON(ctrl->buf_acct.held);
 	purlin_stats_free(ctrl->stats);
 	kfree(ctrl);
 	purlin_subsys_put(subsys);

@@ -20,6 +20,25 @@ static void purlin_disc_entry(struct nvmf_disc_rsp_page_entry *e,
 	strscpy(e->subnqn, nqn, sizeof(e->subnqn));
 }
 
+/* The size of the log ctrl would read now.  Caller holds cfg_sem. */
+static size_t purlin_disc_log_size(struct purlin_ctrl *ctrl)
+{
+	struct purlin_port *port = ctrl->port;
+	struct nvmf_disc_rsp_page_hdr *hdr;
+	struct purlin_subsys_link *l;
+	struct purlin_referral *ref;
+	int n = 1;
+
+	lockdep_assert_held(&purlin_cfg_sem);
+	list_for_each_entry(l, &port->subsystems, entry)
+		if (purlin_host_allowed(l->subsys, ctrl->hostnqn))
+			n++;
+	list_for_each_entry(ref, &port->referrals, entry)
+		if (ref->enabled)
+			n++;
+	return struct_size(hdr, entries, n);
+}
+
 /*
  * The log lists this discovery subsystem and every subsystem linked to the
  * port that the asking host may connect to.
@@ -89,12 +108,31 @@ u16 purlin_parse_discovery(struct purlin_req *req)
 	case nvme_admin_get_log_page:
 		if (cmd->get_log_page.lid != NVME_LOG_DISC)
 			return NVME_SC_INVALID_FIELD | PRL_DNR;
+	{
+		u64 off = le64_to_cpu(cmd->get_log_page.lpo);
+		size_t size;
+
 		req->data_len = purlin_log_data_len(req);
 		if (!req->data_len)
 			return NVME_SC_INVALID_FIELD | PRL_DNR;
+		/*
+		 * Move no more than the log holds: whatever length the host
+		 * asks for, an unauthenticated peer ties up a buffer the size
+		 * of the log at most (the rest of its buffer is not written).
+		 */
+		down_read(&purlin_cfg_sem);
+		size = purlin_disc_log_size(req->sq->ctrl);
+		up_read(&purlin_cfg_sem);
+		if (off >= size)
+			return NVME_SC_INVALID_FIELD | PRL_DNR;
+		if (req->data_len > size - off) {
+			req->data_len = round_up(size - off, 4);
+			req->data_len_min = true;
+		}
 		req->to_host = true;
 		req->execute = purlin_execute_disc_log;
 		return 0;
+	}
 	case nvme_admin_set_features:
 		switch (le32_to_cpu(cmd->common.cdw10) & 0xff) {
 		case NVME_FEAT_KATO:

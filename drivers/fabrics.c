@@ -15,13 +15,25 @@ static void purlin_connect_bad_param(struct purlin_req *req, bool in_data,
 	purlin_req_set_result(req, (in_data ? 1U << 16 : 0) | offset);
 }
 
+/* NUL-terminated within the field, not empty, printable ASCII only. */
 static bool purlin_nqn_valid(const char *s)
 {
-	size_t n = strnlen(s, NVMF_NQN_FIELD_LEN);
+	size_t n = strnlen(s, NVMF_NQN_FIELD_LEN), i;
 
-	return n > 0 && n <= NVMF_NQN_SIZE;
+	if (n == 0 || n > NVMF_NQN_SIZE)
+		return false;
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			return false;
+	return true;
 }
 
+/*
+ * purlin_cfg_sem is held for reading from the subsystem lookup and the
+ * access check until the controller is listed in its subsystem: a port
+ * unlink or an access change either precedes the check or finds the
+ * controller (purlin_port_del_ctrls(), purlin_revoke_ctrls()).
+ */
 static u16 purlin_connect_admin(struct purlin_req *req,
 				struct nvmf_connect_data *d)
 {
@@ -29,23 +41,22 @@ static u16 purlin_connect_admin(struct purlin_req *req,
 	struct purlin_sq *sq = req->sq;
 	struct purlin_subsys *subsys;
 	struct purlin_ctrl *ctrl;
-	bool allowed;
 	u16 status;
 
+	down_read(&purlin_cfg_sem);
 	subsys = purlin_find_subsys(sq->port, d->subsysnqn);
 	if (!subsys) {
-		pr_info("connect from %s: subsystem %s not found on this port\n",
-			d->hostnqn, d->subsysnqn);
+		up_read(&purlin_cfg_sem);
+		pr_info_ratelimited("connect from %s: subsystem %s not found on this port\n",
+				    d->hostnqn, d->subsysnqn);
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, subsysnqn));
 		return NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
 	}
-	down_read(&purlin_cfg_sem);
-	allowed = purlin_host_allowed(subsys, d->hostnqn);
-	up_read(&purlin_cfg_sem);
-	if (!allowed) {
-		pr_info("connect from %s to %s refused: host not allowed\n",
-			d->hostnqn, d->subsysnqn);
+	if (!purlin_host_allowed(subsys, d->hostnqn)) {
+		up_read(&purlin_cfg_sem);
+		pr_info_ratelimited("connect from %s to %s refused: host not allowed\n",
+				    d->hostnqn, d->subsysnqn);
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, hostnqn));
 		status = NVME_SC_CONNECT_INVALID_HOST | PRL_DNR;
@@ -53,6 +64,7 @@ static u16 purlin_connect_admin(struct purlin_req *req,
 	}
 	status = purlin_ctrl_alloc(subsys, sq, d->hostnqn, &d->hostid,
 				   le32_to_cpu(c->kato), &ctrl);
+	up_read(&purlin_cfg_sem);
 	if (status)
 		goto put;
 	purlin_req_set_result(req, ctrl->cntlid);
@@ -69,20 +81,34 @@ static u16 purlin_connect_io(struct purlin_req *req,
 	bool bad_qid = false;
 	u16 status;
 
+	down_read(&purlin_cfg_sem);
 	subsys = purlin_find_subsys(req->sq->port, d->subsysnqn);
-	if (!subsys) {
+	/* A discovery controller has no I/O queues (its MAXQID is 0). */
+	if (!subsys || subsys->type == PURLIN_SUBSYS_DISCOVERY) {
+		up_read(&purlin_cfg_sem);
+		if (subsys)
+			purlin_subsys_put(subsys);
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, subsysnqn));
 		return NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
 	}
 	status = purlin_ctrl_find_install(subsys, le16_to_cpu(d->cntlid),
-					  d->hostnqn, req->sq, &bad_qid);
+					  d->hostnqn, &d->hostid, req->sq,
+					  &bad_qid);
+	up_read(&purlin_cfg_sem);
 	if (status && bad_qid)
 		purlin_connect_bad_param(req, false,
 			offsetof(struct nvmf_connect_command, qid));
+	else if ((status & 0x7ff) == NVME_SC_CONNECT_INVALID_HOST)
+		purlin_connect_bad_param(req, true,
+			offsetof(struct nvmf_connect_data, hostnqn));
 	else if (status)
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, cntlid));
+	if (status)
+		pr_info_ratelimited("I/O queue %u connect from %s to %s controller %u refused (status %#x)\n",
+				    req->sq->qid, d->hostnqn, d->subsysnqn,
+				    le16_to_cpu(d->cntlid), status);
 	purlin_subsys_put(subsys);
 	return status;
 }
@@ -145,15 +171,14 @@ static void purlin_execute_connect(struct purlin_req *req)
 		sq->sqhd_disabled = true;
 out:
 	kfree(d);
-	/* A failed Connect may be retried on the same queue. */
-	if (status)
-		clear_bit(PURLIN_SQ_CONNECTING, &sq->flags);
+	/* A failed Connect may be retried (purlin_req_complete()). */
 	purlin_req_complete(req, status);
 }
 
 u16 purlin_parse_connect(struct purlin_req *req)
 {
 	req->data_len = sizeof(struct nvmf_connect_data);
+	req->connect = true;
 	req->execute = purlin_execute_connect;
 	return 0;
 }

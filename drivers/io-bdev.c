@@ -245,6 +245,46 @@ static u16 purlin_parse_write_zeroes(struct purlin_req *req)
 }
 
 /*
+ * Flush to NSID FFFFFFFFh: every namespace of the subsystem that this
+ * port can reach, one after the other, on purlin_io_wq (flushes block).
+ */
+static void purlin_flush_all_work(struct work_struct *w)
+{
+	struct purlin_req *req = container_of(w, struct purlin_req, work);
+	struct purlin_subsys *subsys = req->sq->ctrl->subsys;
+	struct purlin_ns *ns;
+	unsigned long nsid = 0;
+	u16 status = 0;
+	int ret;
+
+	rcu_read_lock();
+	while (xa_find(&subsys->namespaces, &nsid, ULONG_MAX, XA_PRESENT)) {
+		rcu_read_unlock();
+		ns = purlin_ns_get(subsys, nsid);
+		if (ns && !purlin_ana_check(req->sq->port, ns)) {
+			ret = ns->file ? vfs_fsync(ns->file, 0) :
+					 blkdev_issue_flush(ns->bdev.bdev);
+			if (ret && !status)
+				status = NVME_SC_WRITE_FAULT;
+		}
+		if (ns)
+			purlin_ns_put(ns);
+		rcu_read_lock();
+		if (nsid == ULONG_MAX)
+			break;
+		nsid++;
+	}
+	rcu_read_unlock();
+	purlin_req_complete(req, status);
+}
+
+static void purlin_execute_flush_all(struct purlin_req *req)
+{
+	INIT_WORK(&req->work, purlin_flush_all_work);
+	queue_work(purlin_io_wq, &req->work);
+}
+
+/*
  * Parse an NVM command: namespace, opcode, LBA range and data length are
  * checked here for both back ends; the back end then picks execute().
  */
@@ -253,6 +293,11 @@ u16 purlin_parse_io(struct purlin_req *req)
 	struct nvme_command *cmd = req->cmd;
 	u16 status;
 
+	if (cmd->common.opcode == nvme_cmd_flush &&
+	    cmd->common.nsid == cpu_to_le32(NVME_NSID_ALL)) {
+		req->execute = purlin_execute_flush_all;
+		return 0;
+	}
 	req->ns = purlin_ns_get(req->sq->ctrl->subsys,
 				le32_to_cpu(cmd->common.nsid));
 	if (!req->ns)

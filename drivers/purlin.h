@@ -42,6 +42,13 @@
 #define PRL_MAX_QID		128
 #define PRL_ERR_SLOTS		64	/* error log entries per controller */
 #define PRL_MAX_ANA_GROUPS	128
+/*
+ * Unauthenticated queues (no controller yet, or a discovery controller),
+ * per port and per peer address.
+ */
+#define PRL_DEF_MAX_PENDING	64
+#define PRL_DEF_MAX_PENDING_PER_ADDR 16
+#define PRL_DEF_CONNECT_TIMEOUT_MS 10000
 
 /* Data buffers come from the pool in chunks of this size (see bufpool.c). */
 #define PRL_CHUNK_ORDER		4
@@ -72,6 +79,33 @@ extern struct purlin_counters purlin_live;
 struct purlin_req;
 struct purlin_ctrl;
 struct purlin_port;
+
+/* bufpool.c: the bounded pool of data buffer chunks. */
+
+/*
+ * Chunks charged to one holder (a queue, a controller, all discovery
+ * controllers); a take past limit waits for the holder's own chunks.
+ * held and waiters are guarded by the pool's lock.
+ */
+struct purlin_buf_acct {
+	unsigned int held;
+	unsigned int limit;
+	struct list_head waiters;
+};
+
+/* Shares of the pool (total chunks T), see admin-guide.md. */
+#define PRL_QUEUE_POOL_SHARE(t, depth) \
+	min_t(unsigned int, (t) / 8, (depth) * PRL_MAX_CHUNKS)
+#define PRL_CTRL_POOL_SHARE(t)	((t) / 4)
+#define PRL_DISC_POOL_SHARE(t)	((t) / 8)
+
+struct purlin_buf_waiter {
+	struct list_head entry;		/* a waiters list, or empty */
+	struct work_struct work;	/* queued when it should try again */
+	unsigned int need;		/* chunks, while on the pool's FIFO */
+	unsigned int granted;		/* chunks set aside for it */
+	bool on_pool;			/* on the pool's FIFO */
+};
 
 /* I/O counters, per CPU (stats.c). */
 struct purlin_io_stats {
@@ -212,6 +246,10 @@ struct purlin_port {
 	 * each host with the traffic class it connected with.
 	 */
 	int tos;
+	/* Limits on unauthenticated queues (rdma.c, admin-guide.md). */
+	u32 max_pending;
+	u32 max_pending_per_addr;
+	u32 connect_timeout_ms;
 	bool enabled;
 	const struct purlin_transport_ops *ops;
 	void *priv;			/* the transport's listener */
@@ -258,6 +296,8 @@ struct purlin_ctrl {
 	bool ns_aen_masked;		/* until the host reads the log */
 
 	struct purlin_io_stats __percpu *stats;
+	/* The controller's share of the data buffer pool (bufpool.c). */
+	struct purlin_buf_acct buf_acct;
 	/* Guards err_log and err_count; taken in any context. */
 	spinlock_t err_lock;
 	struct nvme_error_slot err_log[PRL_ERR_SLOTS];
@@ -289,6 +329,7 @@ struct purlin_req {
 	u32 data_len;			/* data length the command needs */
 	bool to_host;			/* controller-to-host data */
 	bool data_len_min;		/* the SGL may describe more (DSM) */
+	bool connect;			/* a Fabrics Connect (fabrics.c) */
 
 	void (*execute)(struct purlin_req *req);
 
@@ -340,8 +381,9 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 		      const char *hostnqn, const uuid_t *hostid, u32 kato,
 		      struct purlin_ctrl **ctrlp);
 u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
-			     const char *hostnqn, struct purlin_sq *sq,
-			     bool *bad_qid);
+			     const char *hostnqn, const uuid_t *hostid,
+			     struct purlin_sq *sq, bool *bad_qid);
+void purlin_revoke_ctrls(void);
 void purlin_ctrl_put(struct purlin_ctrl *ctrl);
 void purlin_ctrl_fatal(struct purlin_ctrl *ctrl);
 void purlin_ctrl_set_cc(struct purlin_ctrl *ctrl, u32 cc);
@@ -393,18 +435,19 @@ int purlin_file_open(struct purlin_ns *ns);
 void purlin_file_close(struct purlin_ns *ns);
 u16 purlin_file_parse(struct purlin_req *req);
 
-/* bufpool.c: bounded pool of data buffer chunks. */
-struct purlin_buf_waiter {
-	struct list_head entry;		/* on the pool's waiters, or empty */
-	struct work_struct work;	/* queued when chunks come back */
-};
+extern struct purlin_buf_acct purlin_disc_acct;
 int purlin_bufpool_init(unsigned int megabytes);
 void purlin_bufpool_exit(void);
-int purlin_bufpool_get(struct scatterlist *sg, u32 len);
-void purlin_bufpool_put(struct scatterlist *sg, int nents);
-bool purlin_bufpool_wait(struct purlin_buf_waiter *w, u32 len);
+void purlin_buf_acct_init(struct purlin_buf_acct *a, unsigned int limit);
+void purlin_buf_waiter_init(struct purlin_buf_waiter *w, work_func_t fn);
+int purlin_bufpool_get(struct scatterlist *sg, u32 len,
+		       struct purlin_buf_waiter *w,
+		       struct purlin_buf_acct *const *accts, int nr_accts);
+void purlin_bufpool_put(struct scatterlist *sg, int nents,
+			struct purlin_buf_acct *const *accts, int nr_accts);
 void purlin_bufpool_cancel(struct purlin_buf_waiter *w);
 unsigned int purlin_bufpool_free_chunks(void);
+unsigned int purlin_bufpool_total(void);
 
 /* configfs.c */
 int purlin_configfs_init(void);

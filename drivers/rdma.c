@@ -11,11 +11,11 @@
  */
 #define pr_fmt(fmt) "purlin: rdma: " fmt
 
-#include <linux/delay.h>
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/nvme-rdma.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -55,6 +55,7 @@ struct prl_rdma_device {
 	struct ib_pd *pd;
 	struct kref ref;		/* the ib_client's, plus one per queue */
 	bool removing;			/* under prl_lock: refuse new queues */
+	struct completion *released;	/* set by device removal */
 };
 
 struct prl_rdma_port {
@@ -67,6 +68,14 @@ struct prl_rdma_port {
 	atomic_t nr_queues;
 	struct completion queues_gone;
 	bool removing;
+	/*
+	 * Queues accepted that have no controller yet (no Fabrics Connect
+	 * done): bounded per port and per peer address (port->max_pending,
+	 * port->max_pending_per_addr).  Guards pending and nr_pending.
+	 */
+	spinlock_t pending_lock;
+	struct list_head pending;
+	unsigned int nr_pending;
 };
 
 enum prl_queue_state {
@@ -106,6 +115,10 @@ struct prl_rdma_rsp {
 	u32 rkey;
 	u64 remote_addr;
 	int pool_nents;			/* chunks taken from the pool */
+	/* What those chunks are charged to (purlin_bufpool_get()). */
+	struct purlin_buf_acct *accts[2];
+	int nr_accts;
+	bool own_buf;			/* data in queue->connect_page */
 	struct list_head entry;		/* free_rsps, a wait list or zombies */
 	struct scatterlist sgl[PRL_MAX_CHUNKS];
 };
@@ -148,6 +161,9 @@ struct prl_rdma_queue {
 	u32 nr_free;
 	wait_queue_head_t idle_wq;	/* teardown waits for nr_free */
 
+	/* Threads between prl_post_begin() and prl_post_end(). */
+	atomic_t posting;
+
 	atomic_t sq_wr_avail;		/* send queue credits */
 	int sq_wr_total;
 
@@ -164,14 +180,43 @@ struct prl_rdma_queue {
 	struct list_head exec_waits;	/* commands short of chunks/credits */
 	struct list_head zombies;	/* failed posts, released after drain */
 	struct purlin_buf_waiter buf_waiter; /* .work is the wait work */
+	struct purlin_buf_acct buf_acct;	/* this queue's pool share */
+	/*
+	 * The Fabrics Connect's data lands here, not in the pool: a host's
+	 * Connect never waits behind what other peers hold.
+	 */
+	struct page *connect_page;
+
+	/*
+	 * Until it has a controller of a normal subsystem: on rport->pending
+	 * (pending_lock).
+	 */
+	struct list_head pending_entry;
+	struct sockaddr_storage peer_addr;
 
 	struct delayed_work connect_timeout;
 	struct work_struct release_work;
 	struct list_head entry;		/* prl_queues, prl_lock */
 };
 
-/* A host must send its Fabrics Connect this soon after the CM connect. */
-#define PRL_CONNECT_TIMEOUT	(30 * HZ)
+/*
+ * Bounds on what a peer can make the target hold (see admin-guide.md,
+ * "Limits and hostile hosts").  The target's own QPs retry a send that
+ * meets receiver-not-ready at most rnr_retry times (the host sets the
+ * delay, at most 655 ms each) and one that is not acknowledged at most
+ * retry_cnt times, waiting 4.096 us << ack_timeout each, whatever the
+ * host's CM request asked: then the work request fails and the queue goes,
+ * with everything it held.
+ */
+static unsigned int rnr_retry = 6;
+module_param(rnr_retry, uint, 0444);
+MODULE_PARM_DESC(rnr_retry, "RNR retries of the target's sends, 0-6 (7, infinite, is refused)");
+static unsigned int retry_cnt = 6;
+module_param(retry_cnt, uint, 0444);
+MODULE_PARM_DESC(retry_cnt, "transport retries of the target's sends, 0-6");
+static unsigned int ack_timeout = 19;
+module_param(ack_timeout, uint, 0444);
+MODULE_PARM_DESC(ack_timeout, "longest local ACK timeout, 4.096 us << N, N 1-20 (default 19: 2.1 s)");
 
 static const struct purlin_transport_ops prl_rdma_ops;
 
@@ -183,6 +228,7 @@ static atomic_t prl_next_vector = ATOMIC_INIT(0);
 static struct ib_client prl_ib_client;
 
 static void prl_queue_disconnect(struct prl_rdma_queue *queue);
+static void prl_pending_del(struct prl_rdma_queue *queue);
 static void prl_handle_command(struct prl_rdma_queue *queue,
 			       struct prl_rdma_cmd *cmd);
 
@@ -194,6 +240,8 @@ static void prl_device_release(struct kref *ref)
 						   ref);
 
 	ib_dealloc_pd(dev->pd);
+	if (dev->released)
+		complete(dev->released);
 	kfree(dev);
 }
 
@@ -238,26 +286,64 @@ static void prl_kick_waiters(struct prl_rdma_queue *queue)
 		prl_kick(queue);
 }
 
-/* Add rsp to a wait list and kick; false if the queue is going away. */
+/* Start tearing the queue down; caller holds state_lock.  Any context. */
+static void __prl_queue_disconnect(struct prl_rdma_queue *queue)
+{
+	lockdep_assert_held(&queue->state_lock);
+	if (queue->state == PRL_Q_DISCONNECTING)
+		return;
+	queue->state = PRL_Q_DISCONNECTING;
+	queue_work(purlin_wq, &queue->release_work);
+}
+
+/*
+ * Add rsp to a wait list and kick; false if the queue is going away.  All
+ * under state_lock: once the lock is dropped the teardown may finish the
+ * rsp and free the queue.
+ */
 static bool prl_park(struct prl_rdma_rsp *rsp, struct list_head *list)
 {
 	struct prl_rdma_queue *queue = rsp->queue;
 	unsigned long flags;
+	bool parked = false;
 
 	spin_lock_irqsave(&queue->state_lock, flags);
-	if (queue->state == PRL_Q_DISCONNECTING) {
-		spin_unlock_irqrestore(&queue->state_lock, flags);
-		return false;
+	if (queue->state != PRL_Q_DISCONNECTING) {
+		list_add_tail(&rsp->entry, list);
+		prl_kick(queue);
+		parked = true;
 	}
-	list_add_tail(&rsp->entry, list);
 	spin_unlock_irqrestore(&queue->state_lock, flags);
-	prl_kick(queue);
-	return true;
+	return parked;
+}
+
+/*
+ * Posting and teardown: a work request posted after the teardown drained
+ * the QP would complete after the queue is freed.  A poster counts itself
+ * in posting, then checks the state; prl_queue_disconnect() sets the state
+ * and the release work waits for posting to reach 0 before it drains.
+ * Posters hold a response context, so the queue outlives them.
+ */
+static void prl_post_end(struct prl_rdma_queue *queue)
+{
+	if (atomic_dec_and_test(&queue->posting) && prl_queue_dying(queue))
+		wake_up(&queue->idle_wq);
+}
+
+static bool prl_post_begin(struct prl_rdma_queue *queue)
+{
+	atomic_inc(&queue->posting);
+	smp_mb__after_atomic();
+	if (likely(!prl_queue_dying(queue)))
+		return true;
+	prl_post_end(queue);
+	return false;
 }
 
 /*
  * A post failed: the queue is torn down, and the rsp waits for the drain
- * (WRs that did get posted may still be using its buffers).
+ * (WRs that did get posted may still be using its buffers).  Called
+ * between prl_post_begin() and prl_post_end().
  */
 static void prl_post_failed(struct prl_rdma_rsp *rsp, const char *what,
 			    int ret)
@@ -265,11 +351,12 @@ static void prl_post_failed(struct prl_rdma_rsp *rsp, const char *what,
 	struct prl_rdma_queue *queue = rsp->queue;
 	unsigned long flags;
 
-	pr_err("queue %u: posting %s failed: %d\n", queue->host_qid, what, ret);
+	pr_err_ratelimited("queue %u: posting %s failed: %d\n",
+			   queue->host_qid, what, ret);
 	spin_lock_irqsave(&queue->state_lock, flags);
 	list_add_tail(&rsp->entry, &queue->zombies);
+	__prl_queue_disconnect(queue);
 	spin_unlock_irqrestore(&queue->state_lock, flags);
-	prl_queue_disconnect(queue);
 }
 
 /*
@@ -283,9 +370,9 @@ static void prl_wc_error(struct prl_rdma_queue *queue, struct ib_wc *wc,
 {
 	if (wc->status == IB_WC_WR_FLUSH_ERR && prl_queue_dying(queue))
 		return;
-	pr_err("queue %u: %s failed: %s (%d); disconnecting\n",
-	       queue->host_qid, what, ib_wc_status_msg(wc->status),
-	       wc->status);
+	pr_err_ratelimited("queue %u: %s failed: %s (%d); disconnecting\n",
+			   queue->host_qid, what, ib_wc_status_msg(wc->status),
+			   wc->status);
 	prl_queue_disconnect(queue);
 }
 
@@ -303,10 +390,13 @@ static int prl_post_recv(struct prl_rdma_queue *queue,
 		ib_dma_sync_single_for_device(ib, cmd->sge[1].addr,
 					      cmd->sge[1].length,
 					      DMA_FROM_DEVICE);
+	if (!prl_post_begin(queue))
+		return -ESHUTDOWN;
 	ret = ib_post_recv(queue->qp, &cmd->wr, NULL);
+	prl_post_end(queue);
 	if (ret)
-		pr_err("queue %u: posting a receive failed: %d\n",
-		       queue->host_qid, ret);
+		pr_err_ratelimited("queue %u: posting a receive failed: %d\n",
+				   queue->host_qid, ret);
 	return ret;
 }
 
@@ -323,8 +413,8 @@ static void prl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (unlikely(wc->byte_len < sizeof(struct nvme_command))) {
-		pr_err("queue %u: capsule of %u bytes, shorter than a command; disconnecting\n",
-		       queue->host_qid, wc->byte_len);
+		pr_err_ratelimited("queue %u: capsule of %u bytes, shorter than a command; disconnecting\n",
+				   queue->host_qid, wc->byte_len);
 		prl_queue_disconnect(queue);
 		return;
 	}
@@ -398,9 +488,13 @@ static void prl_release_rsp(struct prl_rdma_rsp *rsp)
 	unsigned long flags;
 
 	prl_rw_destroy(rsp);
+	rsp->own_buf = false;
 	if (rsp->pool_nents) {
-		purlin_bufpool_put(rsp->sgl, rsp->pool_nents);
+		purlin_bufpool_put(rsp->sgl, rsp->pool_nents, rsp->accts,
+				   rsp->nr_accts);
 		rsp->pool_nents = 0;
+		/* The queue's own share may have been what a waiter lacked. */
+		prl_kick_waiters(queue);
 	}
 
 	atomic_dec(&purlin_live.reqs);
@@ -443,9 +537,15 @@ static bool prl_post_response(struct prl_rdma_rsp *rsp)
 	}
 	ib_dma_sync_single_for_device(ib, rsp->send_sge.addr,
 				      rsp->send_sge.length, DMA_TO_DEVICE);
+	if (unlikely(!prl_post_begin(queue))) {
+		atomic_add(prl_send_credits(rsp), &queue->sq_wr_avail);
+		prl_release_rsp(rsp);
+		return true;
+	}
 	ret = ib_post_send(queue->qp, first, NULL);
 	if (unlikely(ret))
 		prl_post_failed(rsp, "a response", ret);
+	prl_post_end(queue);
 	return true;
 }
 
@@ -468,6 +568,7 @@ static void prl_queue_response(struct purlin_req *req)
 	 * capsule, which then meets receiver-not-ready NAKs and waits.
 	 */
 	if (unlikely(prl_post_recv(queue, rsp->cmd))) {
+		/* Touch the queue before the rsp goes back, never after. */
 		prl_queue_disconnect(queue);
 		prl_release_rsp(rsp);
 		return;
@@ -521,6 +622,22 @@ static void prl_read_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
+ * The accounts a take is charged to: the queue's share, and its
+ * controller's or (discovery) the share all discovery controllers have.
+ * sq.ctrl is stable here: commands only start once it is set.
+ */
+static void prl_pick_accts(struct prl_rdma_rsp *rsp)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+	struct purlin_ctrl *ctrl = queue->sq.ctrl;
+
+	rsp->accts[0] = &queue->buf_acct;
+	rsp->accts[1] = purlin_is_discovery(ctrl) ? &purlin_disc_acct :
+						    &ctrl->buf_acct;
+	rsp->nr_accts = 2;
+}
+
+/*
  * Take the data buffer, map it for the host's keyed SGL, and fetch
  * host-to-controller data or run the command.  Process context only
  * (rdma_rw_ctx_init allocates).  Returns false, with nothing lost, when a
@@ -530,22 +647,39 @@ static bool prl_start(struct prl_rdma_rsp *rsp)
 {
 	struct prl_rdma_queue *queue = rsp->queue;
 	struct purlin_req *req = &rsp->req;
+	/* What the command moves: never more than its SGL describes. */
+	u32 len = req->data_len;
 	int ret;
 
-	if (!rsp->keyed || !req->transfer_len)
+	if (!rsp->keyed || !len)
 		goto execute;
 
-	if (!rsp->pool_nents) {
-		ret = purlin_bufpool_get(rsp->sgl, req->transfer_len);
-		if (ret == -EAGAIN)
-			return false;
-		if (ret < 0) {
-			purlin_req_complete(req, NVME_SC_INTERNAL);
-			return true;
+	if (!rsp->pool_nents && !rsp->own_buf) {
+		if (!queue->sq.ctrl) {
+			/* Only a Connect runs before there is a controller. */
+			if (WARN_ON_ONCE(len > PAGE_SIZE)) {
+				purlin_req_complete(req, NVME_SC_INTERNAL);
+				return true;
+			}
+			sg_init_table(rsp->sgl, 1);
+			sg_set_page(rsp->sgl, queue->connect_page, len, 0);
+			rsp->own_buf = true;
+			req->sg = rsp->sgl;
+			req->sg_cnt = 1;
+		} else {
+			prl_pick_accts(rsp);
+			ret = purlin_bufpool_get(rsp->sgl, len, &queue->buf_waiter,
+						 rsp->accts, rsp->nr_accts);
+			if (ret == -EAGAIN)
+				return false;
+			if (ret < 0) {
+				purlin_req_complete(req, NVME_SC_INTERNAL);
+				return true;
+			}
+			rsp->pool_nents = ret;
+			req->sg = rsp->sgl;
+			req->sg_cnt = ret;
 		}
-		rsp->pool_nents = ret;
-		req->sg = rsp->sgl;
-		req->sg_cnt = ret;
 	}
 	if (!rsp->n_rdma) {
 		ret = rdma_rw_ctx_init(&rsp->rw, queue->qp, queue->port_num,
@@ -556,8 +690,8 @@ static bool prl_start(struct prl_rdma_rsp *rsp)
 		if (ret < 0 || ret + 1 > queue->sq_wr_total) {
 			if (ret > 0)
 				rsp->n_rdma = ret;
-			pr_err("queue %u: cannot map %u bytes of data: %d\n",
-			       queue->host_qid, req->transfer_len, ret);
+			pr_err_ratelimited("queue %u: cannot map %u bytes of data: %d\n",
+					   queue->host_qid, len, ret);
 			purlin_req_complete(req, NVME_SC_DATA_XFER_ERROR);
 			return true;
 		}
@@ -568,12 +702,18 @@ static bool prl_start(struct prl_rdma_rsp *rsp)
 
 	if (!prl_take_credits(queue, rsp->n_rdma))
 		return false;
+	if (unlikely(!prl_post_begin(queue))) {
+		atomic_add(rsp->n_rdma, &queue->sq_wr_avail);
+		purlin_req_complete(req, NVME_SC_ABORT_QUEUE);
+		return true;
+	}
 	ret = rdma_rw_ctx_post(&rsp->rw, queue->qp, queue->port_num,
 			       &rsp->read_cqe, NULL);
 	if (unlikely(ret)) {
 		rsp->read_posted = true;
 		prl_post_failed(rsp, "an RDMA READ", ret);
 	}
+	prl_post_end(queue);
 	return true;
 execute:
 	purlin_req_execute(req);
@@ -588,9 +728,9 @@ static bool prl_can_retry(struct prl_rdma_rsp *rsp, bool send)
 	smp_mb();
 	if (send)
 		return atomic_read(&queue->sq_wr_avail) >= prl_send_credits(rsp);
-	if (!rsp->pool_nents)
-		return !purlin_bufpool_wait(&queue->buf_waiter,
-					    rsp->req.transfer_len);
+	/* Short of chunks: the pool queued buf_waiter, whose work retries. */
+	if (!rsp->pool_nents && !rsp->own_buf)
+		return false;
 	return atomic_read(&queue->sq_wr_avail) >= rsp->n_rdma;
 }
 
@@ -726,6 +866,7 @@ static void prl_handle_command(struct prl_rdma_queue *queue,
 	rsp->write_data = false;
 	rsp->read_posted = false;
 	rsp->pool_nents = 0;
+	rsp->own_buf = false;
 
 	if (!purlin_req_init(&rsp->req, &queue->sq, &prl_rdma_ops))
 		return;
@@ -913,9 +1054,10 @@ static void prl_qp_event(struct ib_event *event, void *ctx)
 
 /*
  * Bring our own QP to RTS the way the CM would inside rdma_accept(), but
- * with the traffic class of the port instead of the one the host's request
- * carried: on the passive side the CM builds the address vector from the
- * REQ, so an accepted connection otherwise answers with the host's class.
+ * with our own limits: the CM would apply the RNR retry count, transport
+ * retry count and ACK timeout of the host's REQ to our QP (7, "forever",
+ * lets one peer hold our sends and their buffers without end), and would
+ * answer with the traffic class of the REQ instead of the port's.
  */
 static int prl_qp_ready(struct prl_rdma_queue *queue,
 			const struct rdma_conn_param *accept)
@@ -934,11 +1076,21 @@ static int prl_qp_ready(struct prl_rdma_queue *queue,
 			return ret;
 		if (steps[i] == IB_QPS_RTR) {
 			attr.max_dest_rd_atomic = accept->responder_resources;
-			if (rdma_ah_get_ah_flags(&attr.ah_attr) & IB_AH_GRH)
+			if (queue->tos >= 0 &&
+			    (rdma_ah_get_ah_flags(&attr.ah_attr) & IB_AH_GRH))
 				rdma_ah_retrieve_grh(&attr.ah_attr)->traffic_class =
 					queue->tos;
 		} else if (steps[i] == IB_QPS_RTS) {
 			attr.max_rd_atomic = accept->initiator_depth;
+			/* Never the host's "forever" (7) or 0 (no timeout). */
+			if (!(mask & IB_QP_RNR_RETRY) || attr.rnr_retry > rnr_retry)
+				attr.rnr_retry = rnr_retry;
+			if (!(mask & IB_QP_RETRY_CNT) || attr.retry_cnt > retry_cnt)
+				attr.retry_cnt = retry_cnt;
+			if (!attr.timeout || attr.timeout > ack_timeout)
+				attr.timeout = ack_timeout;
+			mask |= IB_QP_RNR_RETRY | IB_QP_RETRY_CNT |
+				IB_QP_TIMEOUT;
 		}
 		ret = ib_modify_qp(queue->qp, &attr, mask);
 		if (ret)
@@ -985,12 +1137,11 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 	attr.cap.max_recv_sge = queue->inline_data_size ? 2 : 1;
 
 	/*
-	 * A port with its own ToS on an IB CM transport (InfiniBand, RoCE)
-	 * takes the QP out of the CM's hands, see prl_qp_ready().  iWARP
-	 * gets the ToS from the listener's id instead.
+	 * On an IB CM transport (InfiniBand, RoCE) the QP is out of the CM's
+	 * hands, see prl_qp_ready().  iWARP retries are TCP's, and it gets
+	 * the ToS from the listener's id.
 	 */
-	queue->own_qp = queue->tos >= 0 &&
-			rdma_cap_ib_cm(ib, queue->cm_id->port_num);
+	queue->own_qp = rdma_cap_ib_cm(ib, queue->cm_id->port_num);
 	if (queue->own_qp) {
 		queue->qp = ib_create_qp(queue->dev->pd, &attr);
 		ret = PTR_ERR_OR_ZERO(queue->qp);
@@ -1069,8 +1220,12 @@ static void prl_release_work(struct work_struct *w)
 
 	rdma_disconnect(queue->cm_id);
 	cancel_delayed_work_sync(&queue->connect_timeout);
+	prl_pending_del(queue);
 	/* The wait work sees DISCONNECTING and stops taking entries. */
 	cancel_work_sync(&queue->buf_waiter.work);
+	/* Nobody posts from here on (prl_post_begin()). */
+	smp_mb();
+	wait_event(queue->idle_wq, !atomic_read(&queue->posting));
 	/*
 	 * Flush every posted work request.  Commands run from completion
 	 * handlers, so after the drain no command starts and sq.ctrl is
@@ -1093,12 +1248,13 @@ static void prl_release_work(struct work_struct *w)
 	rdma_destroy_id(queue->cm_id);
 	prl_free_rsps(queue);
 	prl_free_cmds(queue);
-	prl_device_put(dev);
+	__free_page(queue->connect_page);
 
-	/* Last: device removal waits for the queue to leave this list. */
 	mutex_lock(&prl_lock);
 	list_del(&queue->entry);
 	mutex_unlock(&prl_lock);
+	/* Off prl_queues first: device removal looks at queue->dev there. */
+	prl_device_put(dev);
 	kfree(queue);
 	atomic_dec(&purlin_live.queues);
 	if (atomic_dec_and_test(&rport->nr_queues))
@@ -1109,14 +1265,73 @@ static void prl_release_work(struct work_struct *w)
 static void prl_queue_disconnect(struct prl_rdma_queue *queue)
 {
 	unsigned long flags;
-	bool start;
 
 	spin_lock_irqsave(&queue->state_lock, flags);
-	start = queue->state != PRL_Q_DISCONNECTING;
-	queue->state = PRL_Q_DISCONNECTING;
+	__prl_queue_disconnect(queue);
 	spin_unlock_irqrestore(&queue->state_lock, flags);
-	if (start)
-		queue_work(purlin_wq, &queue->release_work);
+}
+
+static bool prl_same_addr(const struct sockaddr_storage *a,
+			  const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+				       &((const struct sockaddr_in6 *)b)->sin6_addr);
+	return !memcmp(a, b, sizeof(*a));
+}
+
+/*
+ * Count queue among the port's unauthenticated queues (no controller yet,
+ * or a discovery controller: anyone may have one), unless the port or the
+ * peer's address is at its limit.  Queues that got a controller of a
+ * normal subsystem meanwhile are dropped from the list here.  sq.ctrl is
+ * only cleared after the queue left the list.
+ */
+static bool prl_pending_add(struct prl_rdma_port *rport,
+			    struct prl_rdma_queue *queue)
+{
+	struct purlin_port *port = rport->port;
+	struct prl_rdma_queue *q, *tmp;
+	unsigned int same = 0;
+	bool ok = false;
+
+	spin_lock(&rport->pending_lock);
+	list_for_each_entry_safe(q, tmp, &rport->pending, pending_entry) {
+		struct purlin_ctrl *ctrl = READ_ONCE(q->sq.ctrl);
+
+		if (ctrl && !purlin_is_discovery(ctrl)) {
+			list_del_init(&q->pending_entry);
+			rport->nr_pending--;
+			continue;
+		}
+		if (prl_same_addr(&q->peer_addr, &queue->peer_addr))
+			same++;
+	}
+	if (rport->nr_pending < port->max_pending &&
+	    same < port->max_pending_per_addr) {
+		list_add_tail(&queue->pending_entry, &rport->pending);
+		rport->nr_pending++;
+		ok = true;
+	}
+	spin_unlock(&rport->pending_lock);
+	return ok;
+}
+
+static void prl_pending_del(struct prl_rdma_queue *queue)
+{
+	struct prl_rdma_port *rport = queue->rport;
+
+	spin_lock(&rport->pending_lock);
+	if (!list_empty(&queue->pending_entry)) {
+		list_del_init(&queue->pending_entry);
+		rport->nr_pending--;
+	}
+	spin_unlock(&rport->pending_lock);
 }
 
 static void prl_connect_timeout(struct work_struct *w)
@@ -1127,8 +1342,9 @@ static void prl_connect_timeout(struct work_struct *w)
 
 	if (READ_ONCE(queue->sq.ctrl))
 		return;
-	pr_warn("queue %u: no Fabrics Connect within %u s; disconnecting\n",
-		queue->host_qid, PRL_CONNECT_TIMEOUT / HZ);
+	pr_warn_ratelimited("queue %u from %pISc: no Fabrics Connect within %u ms; disconnecting\n",
+			    queue->host_qid, &queue->peer_addr,
+			    queue->rport->port->connect_timeout_ms);
 	prl_queue_disconnect(queue);
 }
 
@@ -1164,8 +1380,9 @@ static int prl_reject(struct rdma_cm_id *cm_id, u16 sts)
 		.sts = cpu_to_le16(sts),
 	};
 
-	pr_info("rejecting a connection: %s (%u)\n",
-		nvme_rdma_cm_msg(sts), sts);
+	pr_info_ratelimited("rejecting a connection from %pISc: %s (%u)\n",
+			    &cm_id->route.addr.dst_addr, nvme_rdma_cm_msg(sts),
+			    sts);
 	return rdma_reject(cm_id, &rej, sizeof(rej),
 			   IB_CM_REJ_CONSUMER_DEFINED);
 }
@@ -1185,9 +1402,9 @@ static u16 prl_check_cm_req(struct purlin_port *port,
 	*qid = le16_to_cpu(req->qid);
 	if (*qid > PRL_MAX_QID)
 		return NVME_RDMA_CM_INVALID_QID;
-	/* The admin queue is not bound by the port's I/O queue size. */
+	/* Admin queues, discovery's included, hold PRL_ADMIN_QUEUE_SIZE. */
 	if (*qid == 0)
-		max = max_t(u32, max, PRL_ADMIN_QUEUE_SIZE);
+		max = PRL_ADMIN_QUEUE_SIZE;
 	/* hsqsize is 0's based; the receive queue holds hsqsize + 1. */
 	*rqsize = le16_to_cpu(req->hsqsize) + 1;
 	if (*rqsize < 2 || *rqsize > max)
@@ -1195,6 +1412,12 @@ static u16 prl_check_cm_req(struct purlin_port *port,
 	*sqsize = le16_to_cpu(req->hrqsize);
 	if (*sqsize < 2 || *sqsize > max)
 		return NVME_RDMA_CM_INVALID_HRQSIZE;
+	/*
+	 * The CM reports the host's responder resources as our initiator
+	 * depth: with none, our RDMA READs of the host's data never run.
+	 */
+	if (!param->initiator_depth)
+		return NVME_RDMA_CM_NO_RSC;
 	return 0;
 }
 
@@ -1239,25 +1462,40 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	INIT_LIST_HEAD(&queue->send_waits);
 	INIT_LIST_HEAD(&queue->exec_waits);
 	INIT_LIST_HEAD(&queue->zombies);
-	INIT_LIST_HEAD(&queue->buf_waiter.entry);
-	INIT_WORK(&queue->buf_waiter.work, prl_wait_work);
+	purlin_buf_waiter_init(&queue->buf_waiter, prl_wait_work);
+	purlin_buf_acct_init(&queue->buf_acct,
+			     PRL_QUEUE_POOL_SHARE(purlin_bufpool_total(),
+						  rqsize));
 	INIT_DELAYED_WORK(&queue->connect_timeout, prl_connect_timeout);
 	INIT_WORK(&queue->release_work, prl_release_work);
 	INIT_LIST_HEAD(&queue->entry);
+	INIT_LIST_HEAD(&queue->pending_entry);
+	memcpy(&queue->peer_addr, &cm_id->route.addr.dst_addr,
+	       sizeof(queue->peer_addr));
 	purlin_sq_init(&queue->sq, port, qid, rqsize);
 
+	if (!prl_pending_add(rport, queue)) {
+		pr_warn_ratelimited("port %u: refusing a queue from %pISc: too many queues without a Fabrics Connect\n",
+				    le16_to_cpu(port->disc_addr.portid),
+				    &queue->peer_addr);
+		goto free_queue;
+	}
 	queue->dev = prl_device_get(cm_id->device);
 	if (!queue->dev)
-		goto free_queue;
+		goto del_pending;
 	ib = queue->dev->ib;
-	if (prl_alloc_cmds(queue))
+	queue->connect_page = alloc_page(GFP_KERNEL);
+	if (!queue->connect_page)
 		goto put_dev;
+	if (prl_alloc_cmds(queue))
+		goto free_page;
 	if (prl_alloc_rsps(queue))
 		goto free_cmds;
 	rep.recfmt = cpu_to_le16(NVME_RDMA_CM_FMT_1_0);
 	rep.crqsize = cpu_to_le16(queue->recv_queue_size);
 	accept.private_data = &rep;
 	accept.private_data_len = sizeof(rep);
+	/* The host's side: it waits for our receives as long as it likes. */
 	accept.rnr_retry_count = 7;
 	accept.flow_control = 1;
 	/*
@@ -1274,7 +1512,8 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	if (queue->own_qp) {
 		ret = prl_qp_ready(queue, &accept);
 		if (ret) {
-			pr_err("queue %u: QP to RTS failed: %d\n", qid, ret);
+			pr_err_ratelimited("queue %u: QP to RTS failed: %d\n",
+					   qid, ret);
 			goto destroy_qp;
 		}
 		accept.qp_num = queue->qp->qp_num;
@@ -1291,11 +1530,11 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	list_add_tail(&queue->entry, &prl_queues);
 	mutex_unlock(&prl_lock);
 	queue_delayed_work(purlin_wq, &queue->connect_timeout,
-			   PRL_CONNECT_TIMEOUT);
+			   msecs_to_jiffies(port->connect_timeout_ms));
 
 	ret = rdma_accept(cm_id, &accept);
 	if (ret) {
-		pr_err("accepting queue %u failed: %d\n", qid, ret);
+		pr_err_ratelimited("accepting queue %u failed: %d\n", qid, ret);
 		prl_queue_disconnect(queue);
 	}
 	return 0;
@@ -1306,8 +1545,12 @@ free_rsps:
 	prl_free_rsps(queue);
 free_cmds:
 	prl_free_cmds(queue);
+free_page:
+	__free_page(queue->connect_page);
 put_dev:
 	prl_device_put(queue->dev);
+del_pending:
+	prl_pending_del(queue);
 free_queue:
 	kfree(queue);
 reject:
@@ -1475,6 +1718,8 @@ static int prl_add_port(struct purlin_port *port)
 	INIT_DELAYED_WORK(&rport->relisten_work, prl_relisten_work);
 	atomic_set(&rport->nr_queues, 1);
 	init_completion(&rport->queues_gone);
+	spin_lock_init(&rport->pending_lock);
+	INIT_LIST_HEAD(&rport->pending);
 	ret = prl_listen(rport);
 	if (ret) {
 		pr_err("port %u: cannot listen on %s:%s: %d\n",
@@ -1535,21 +1780,16 @@ static const struct purlin_transport_ops prl_rdma_ops = {
 
 /* ---- device removal -------------------------------------------------- */
 
-/* Disconnect the device's queues; true once none is left. */
-static bool prl_device_unused(struct ib_device *ib)
+/* Disconnect every queue of the device. */
+static void prl_device_disconnect(struct ib_device *ib)
 {
 	struct prl_rdma_queue *queue;
-	bool unused = true;
 
 	mutex_lock(&prl_lock);
-	list_for_each_entry(queue, &prl_queues, entry) {
-		if (queue->dev->ib == ib) {
+	list_for_each_entry(queue, &prl_queues, entry)
+		if (queue->dev->ib == ib)
 			prl_queue_disconnect(queue);
-			unused = false;
-		}
-	}
 	mutex_unlock(&prl_lock);
-	return unused;
 }
 
 static int prl_ib_add_one(struct ib_device *ib)
@@ -1574,20 +1814,26 @@ static int prl_ib_add_one(struct ib_device *ib)
 
 /*
  * The device is going: refuse new queues, disconnect the existing ones
- * and wait until every one is freed (queues leave prl_queues only at the
- * very end of their release), so no QP, CQ or PD of ours outlives this.
+ * and wait until the last of them has dropped its device reference (the
+ * release frees the PD last), so no QP, CQ or PD of ours outlives this.
+ * A queue that took its reference just before removing was set may reach
+ * prl_queues only after the first pass: each second without the release
+ * disconnects again.
  */
 static void prl_ib_remove_one(struct ib_device *ib, void *client_data)
 {
 	struct prl_rdma_device *dev = client_data;
+	DECLARE_COMPLETION_ONSTACK(released);
 
 	mutex_lock(&prl_lock);
 	dev->removing = true;
+	dev->released = &released;
 	ib_set_client_data(ib, &prl_ib_client, NULL);
 	mutex_unlock(&prl_lock);
-	while (!prl_device_unused(ib))
-		msleep(100);
+	prl_device_disconnect(ib);
 	prl_device_put(dev);
+	while (!wait_for_completion_timeout(&released, HZ))
+		prl_device_disconnect(ib);
 }
 
 static struct ib_client prl_ib_client = {
@@ -1599,6 +1845,10 @@ static struct ib_client prl_ib_client = {
 int purlin_rdma_init(void)
 {
 	int ret;
+
+	rnr_retry = min(rnr_retry, 6U);
+	retry_cnt = min(retry_cnt, 6U);
+	ack_timeout = clamp(ack_timeout, 1U, 20U);
 
 	ret = ib_register_client(&prl_ib_client);
 	if (ret)

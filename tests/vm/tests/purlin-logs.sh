@@ -24,7 +24,10 @@ cat $S/namespaces/1/stats
 [ "$(stat $S/namespaces/1/stats read_bytes)" -ge 524288 ] || fail "read_bytes"
 [ "$(stat $S/namespaces/1/stats write_cmds)" -ge 1 ] || fail "write_cmds"
 cat $S/controllers
-grep -q "cntlid=1 host=$HOSTNQN port=1 queues=3 " $S/controllers || fail "controllers line"
+# The controller ID is random (not guessable): the one the host was given.
+cntlid=$(cat /sys/class/nvme/$(basename $ctrl)/cntlid)
+grep -q "cntlid=$cntlid host=$HOSTNQN port=1 queues=3 " $S/controllers ||
+	fail "controllers line (host's cntlid $cntlid)"
 [ "$(stat $S/controllers write_bytes)" -ge 1048576 ] || fail "controller write_bytes"
 
 log "SMART / Health"

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Configuration changes while a host is connected and busy: unlink the
-# subsystem from the port under I/O, host resets, RDMA device removal and
-# re-adding, rmmod refused while configured.  Nothing hangs or crashes,
+# subsystem from the port under I/O, host resets, access revoked (the
+# controller goes) and restored, RDMA device removal and re-adding, rmmod
+# refused while configured.  Nothing hangs or crashes,
 # the host comes back, data verifies, everything is freed.
-# timeout: 420
+# timeout: 600
 
 NQN=nqn.2026-11.io.purlin.test:teardown
 P=$PURLIN_CFS/ports/1
@@ -51,17 +52,52 @@ kill $fiopid 2>/dev/null || true
 wait $fiopid 2>/dev/null || true
 fio_verify "$dev" 4k 8 2M
 
-log "allowed host removed under I/O: existing controller keeps working"
+# The host's controller is live again, or the host gave up on a refused
+# (DNR) reconnect and deleted it (Linux 6.10 and later): then connect anew.
+back_live() {
+	await "[ ! -e /sys/class/nvme/$ctrl ] ||
+		[ \"\$(cat /sys/class/nvme/$ctrl/state)\" = live ]" 600 \
+		"host did not come back after access was restored"
+	if [ ! -e /sys/class/nvme/$ctrl ]; then
+		log "host deleted its refused controller; connecting again"
+		dev=$(connect_fast)
+		ctrl=$(basename $(ctrl_of $dev))
+	fi
+}
+
+log "access taken away: attr_allow_any_host off tears the controller down"
 S=$PURLIN_CFS/subsystems/$NQN
 mkdir $PURLIN_CFS/hosts/$HOSTNQN
 echo 0 > $S/attr_allow_any_host
+await "grep -q 'ctrls=0' $LIVE" 300 \
+	"controller kept after attr_allow_any_host=0"
+dmesg | grep -q "host no longer allowed, tearing down" ||
+	fail "no teardown message for the revoked host"
+log "allowed again through allowed_hosts: the host is back"
 ln -s $PURLIN_CFS/hosts/$HOSTNQN $S/allowed_hosts/$HOSTNQN
-fio_verify "$dev" 4k 8 2M &
+back_live
+fio_verify "$dev" 4k 8 2M
+
+log "allowed host removed under I/O: its controller is torn down"
+fio --name=bg --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
+	--bs=4k --iodepth=16 --time_based --runtime=60 > /dev/null 2>&1 &
 fiopid=$!
+sleep 2
 rm $S/allowed_hosts/$HOSTNQN
+await "grep -q 'ctrls=0' $LIVE" 300 \
+	"controller kept after its host left allowed_hosts"
+# The host keeps trying; every Connect is refused while it is not allowed.
+sleep 5
+grep -q 'ctrls=0' $LIVE || fail "a host no longer allowed got a controller: $(cat $LIVE)"
+dmesg | grep -q "refused: host not allowed" ||
+	fail "the host's reconnects were not refused as not allowed"
+log "host deleted from hosts/, any host allowed again: the host is back"
 rmdir $PURLIN_CFS/hosts/$HOSTNQN
-wait $fiopid || fail "I/O failed when the allowed host was removed"
 echo 1 > $S/attr_allow_any_host
+back_live
+kill $fiopid 2>/dev/null || true
+wait $fiopid 2>/dev/null || true
+fio_verify "$dev" 4k 8 2M
 
 log "RDMA device removal with the host connected, then re-adding it"
 fio --name=bg --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \

@@ -268,26 +268,40 @@ static u64 purlin_log_offset(struct purlin_req *req)
 	return le64_to_cpu(req->cmd->get_log_page.lpo);
 }
 
-/* Copy the [offset, offset + data_len) window of a log into the data. */
-void purlin_complete_log(struct purlin_req *req, const void *log,
-				size_t size)
+/*
+ * Copy the [offset, offset + data_len) window of a log of size bytes into
+ * the data, zeros past its end.  An offset at or past max, the largest the
+ * log can be, is an invalid field.  A log whose size varies takes max
+ * above size: a host that sized its read for the largest log (nvme-cli
+ * reads the ANA log in 4 KiB pieces) gets zeros for the pieces past the
+ * current end, not an error.
+ */
+void purlin_complete_log_max(struct purlin_req *req, const void *log,
+			     size_t size, size_t max)
 {
 	u64 off = purlin_log_offset(req);
 	u32 len = req->data_len, n = 0;
 	u16 status;
 
-	/* An offset at or past the end of the log is an invalid field. */
-	if ((off & 3) || off >= size) {
+	if ((off & 3) || off >= max) {
 		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
 		return;
 	}
-	n = min_t(u64, size - off, len);
-	status = purlin_copy_to_sg(req, 0, log + off, n);
-	if (status) {
-		purlin_req_complete(req, status);
-		return;
+	if (off < size) {
+		n = min_t(u64, size - off, len);
+		status = purlin_copy_to_sg(req, 0, log + off, n);
+		if (status) {
+			purlin_req_complete(req, status);
+			return;
+		}
 	}
 	purlin_req_complete(req, purlin_zero_sg(req, n, len - n));
+}
+
+void purlin_complete_log(struct purlin_req *req, const void *log,
+			 size_t size)
+{
+	purlin_complete_log_max(req, log, size, size);
 }
 
 static void purlin_log_fw_slot(struct purlin_req *req)

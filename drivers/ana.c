@@ -111,7 +111,7 @@ void purlin_log_ana(struct purlin_req *req)
 	up_read(&purlin_cfg_sem);
 	hdr->chgcnt = cpu_to_le64(atomic64_read(&purlin_ana_chgcnt));
 	hdr->ngrps = cpu_to_le16(ngrps);
-	purlin_complete_log(req, hdr, off);
+	purlin_complete_log_max(req, hdr, off, size);
 	kfree(hdr);
 }
 

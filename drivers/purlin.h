@@ -425,6 +425,8 @@ void purlin_aer_abort_all(struct purlin_ctrl *ctrl);
 void purlin_identify_ns_fill(struct purlin_ns *ns, struct nvme_id_ns *id);
 void purlin_complete_log(struct purlin_req *req, const void *log,
 			 size_t size);
+void purlin_complete_log_max(struct purlin_req *req, const void *log,
+			     size_t size, size_t max);
 
 int purlin_bdev_open(struct purlin_ns *ns);
 void purlin_bdev_close(struct purlin_ns *ns);

@@ -270,8 +270,8 @@ static u64 purlin_log_offset(struct purlin_req *req)
 
 /*
  * Copy the [offset, offset + data_len) window of a log of size bytes into
- * the data, zeros past its end.  An offset at or past max, the largest the
- * log can be, is an invalid field.  A log whose size varies takes max
+ * the data, zeros past its end.  An offset past max, the largest the log
+ * can be, is an invalid field.  A log whose size varies takes max
  * above size: a host that sized its read for the largest log (nvme-cli
  * reads the ANA log in 4 KiB pieces) gets zeros for the pieces past the
  * current end, not an error.
@@ -283,7 +283,7 @@ void purlin_complete_log_max(struct purlin_req *req, const void *log,
 	u32 len = req->data_len, n = 0;
 	u16 status;
 
-	if ((off & 3) || off >= max) {
+	if ((off & 3) || off > max) {
 		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
 		return;
 	}

@@ -56,6 +56,7 @@ void purlin_buf_waiter_init(struct purlin_buf_waiter *w, work_func_t fn)
 	w->need = 0;
 	w->granted = 0;
 	w->on_pool = false;
+	w->waits_on = NULL;
 }
 
 int purlin_bufpool_init(unsigned int megabytes)
@@ -113,6 +114,7 @@ static void purlin_wake_all(struct list_head *waiters)
 	lockdep_assert_held(&pool.lock);
 	list_for_each_entry_safe(w, tmp, waiters, entry) {
 		list_del_init(&w->entry);
+		w->waits_on = NULL;
 		queue_work(purlin_wq, &w->work);
 	}
 }
@@ -136,17 +138,22 @@ static void purlin_grant(void)
 	}
 }
 
-/* Take w off whatever it waits on and give back what it was granted. */
+/*
+ * Take w off whatever it waits on and give back what it was granted; the
+ * waiters behind it in the pool's FIFO may fit now.
+ */
 static void purlin_unwait(struct purlin_buf_waiter *w)
 {
+	bool regrant = w->on_pool || w->granted;
+
 	lockdep_assert_held(&pool.lock);
 	list_del_init(&w->entry);
 	w->on_pool = false;
-	if (w->granted) {
-		pool.promised -= w->granted;
-		w->granted = 0;
+	w->waits_on = NULL;
+	pool.promised -= w->granted;
+	w->granted = 0;
+	if (regrant)
 		purlin_grant();
-	}
 }
 
 /*
@@ -167,12 +174,22 @@ int purlin_bufpool_get(struct scatterlist *sg, u32 len,
 		return -EINVAL;
 	spin_lock_irqsave(&pool.lock, flags);
 	for (a = 0; a < nr_accts; a++) {
-		if (accts[a]->held + n > accts[a]->limit) {
-			/* Wait for this account's own chunks, not the pool. */
+		struct purlin_buf_acct *acct = accts[a];
+
+		/*
+		 * At its limit, or others already wait on it (nobody takes
+		 * past them): wait for this account's own chunks, not the
+		 * pool's; its waiters are all woken when they come back.  A
+		 * waiter already on it keeps its place.
+		 */
+		if (acct->held + n <= acct->limit && list_empty(&acct->waiters))
+			continue;
+		if (w->waits_on != acct) {
 			purlin_unwait(w);
-			list_add_tail(&w->entry, &accts[a]->waiters);
-			goto again;
+			list_add_tail(&w->entry, &acct->waiters);
+			w->waits_on = acct;
 		}
+		goto again;
 	}
 	if (w->granted >= n) {
 		pool.promised -= w->granted;

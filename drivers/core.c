@@ -677,8 +677,9 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	if (subsys->type == PURLIN_SUBSYS_DISCOVERY && !ctrl->kato)
 		ctrl->kato = PRL_DISC_KATO_MS;
 	ctrl->sqs[0] = sq;
-	sq->ctrl = ctrl;
 	kref_get(&subsys->ref);
+	/* Published last: the transport reads other queues' ctrl locklessly. */
+	smp_store_release(&sq->ctrl, ctrl);
 
 	mutex_lock(&subsys->lock);
 	list_add_tail(&ctrl->entry, &subsys->ctrls);
@@ -738,8 +739,8 @@ u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 			*bad_qid = true;
 		} else {
 			ctrl->sqs[sq->qid] = sq;
-			sq->ctrl = ctrl;
 			kref_get(&ctrl->ref);
+			smp_store_release(&sq->ctrl, ctrl);
 			status = 0;
 		}
 		mutex_unlock(&ctrl->lock);

@@ -123,7 +123,7 @@ u16 purlin_parse_discovery(struct purlin_req *req)
 		down_read(&purlin_cfg_sem);
 		size = purlin_disc_log_size(req->sq->ctrl);
 		up_read(&purlin_cfg_sem);
-		if (off >= size)
+		if (off > size)
 			return NVME_SC_INVALID_FIELD | PRL_DNR;
 		if (req->data_len > size - off) {
 			req->data_len = round_up(size - off, 4);

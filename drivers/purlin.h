@@ -105,6 +105,7 @@ struct purlin_buf_waiter {
 	unsigned int need;		/* chunks, while on the pool's FIFO */
 	unsigned int granted;		/* chunks set aside for it */
 	bool on_pool;			/* on the pool's FIFO */
+	struct purlin_buf_acct *waits_on; /* on this account's waiters */
 };
 
 /* I/O counters, per CPU (stats.c). */

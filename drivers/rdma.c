@@ -179,6 +179,13 @@ struct prl_rdma_queue {
 	struct list_head send_waits;	/* responses short of send credits */
 	struct list_head exec_waits;	/* commands short of chunks/credits */
 	struct list_head zombies;	/* failed posts, released after drain */
+	/*
+	 * One context at a time starts commands (prl_start()), in arrival
+	 * order: the command handler when nothing waits, else the wait
+	 * work for the head of exec_waits.  Set by the one starting.
+	 */
+	bool exec_busy;
+	int handlers;			/* prl_queue_established() running */
 	struct purlin_buf_waiter buf_waiter; /* .work is the wait work */
 	struct purlin_buf_acct buf_acct;	/* this queue's pool share */
 	/*
@@ -193,10 +200,12 @@ struct prl_rdma_queue {
 	 */
 	struct list_head pending_entry;
 	struct sockaddr_storage peer_addr;
+	bool vouched;			/* see prl_pending_add() */
 
 	struct delayed_work connect_timeout;
 	struct work_struct release_work;
 	struct list_head entry;		/* prl_queues, prl_lock */
+	struct rcu_head rcu;
 };
 
 /*
@@ -322,16 +331,20 @@ static bool prl_park(struct prl_rdma_rsp *rsp, struct list_head *list)
  * the QP would complete after the queue is freed.  A poster counts itself
  * in posting, then checks the state; prl_queue_disconnect() sets the state
  * and the release work waits for posting to reach 0 before it drains.
- * Posters hold a response context, so the queue outlives them.
+ * A poster holds a response context until it posted, and stays in an RCU
+ * read-side section until it is done with the queue.
  */
 static void prl_post_end(struct prl_rdma_queue *queue)
 {
+	/* RCU: the queue is freed after a grace period (kfree_rcu()). */
 	if (atomic_dec_and_test(&queue->posting) && prl_queue_dying(queue))
 		wake_up(&queue->idle_wq);
+	rcu_read_unlock();
 }
 
 static bool prl_post_begin(struct prl_rdma_queue *queue)
 {
+	rcu_read_lock();
 	atomic_inc(&queue->posting);
 	smp_mb__after_atomic();
 	if (likely(!prl_queue_dying(queue)))
@@ -740,20 +753,29 @@ static bool prl_run_waiter(struct prl_rdma_queue *queue,
 {
 	struct prl_rdma_rsp *rsp;
 	unsigned long flags;
+	bool done;
 
 	spin_lock_irqsave(&queue->state_lock, flags);
-	if (queue->state == PRL_Q_DISCONNECTING || list_empty(list)) {
+	if (queue->state == PRL_Q_DISCONNECTING || list_empty(list) ||
+	    (!send && queue->exec_busy)) {
 		spin_unlock_irqrestore(&queue->state_lock, flags);
 		return false;
 	}
 	rsp = list_first_entry(list, struct prl_rdma_rsp, entry);
 	list_del_init(&rsp->entry);
+	if (!send)
+		queue->exec_busy = true;
 	spin_unlock_irqrestore(&queue->state_lock, flags);
 
-	if (send ? prl_post_response(rsp) : prl_start(rsp))
-		return true;
+	done = send ? prl_post_response(rsp) : prl_start(rsp);
 
 	spin_lock_irqsave(&queue->state_lock, flags);
+	if (!send)
+		queue->exec_busy = false;
+	if (done) {
+		spin_unlock_irqrestore(&queue->state_lock, flags);
+		return true;
+	}
 	if (queue->state == PRL_Q_DISCONNECTING) {
 		spin_unlock_irqrestore(&queue->state_lock, flags);
 		if (send)
@@ -845,6 +867,8 @@ static void prl_handle_command(struct prl_rdma_queue *queue,
 			       struct prl_rdma_cmd *cmd)
 {
 	struct prl_rdma_rsp *rsp;
+	unsigned long flags;
+	bool started;
 	u16 status;
 
 	rsp = prl_get_rsp(queue);
@@ -877,10 +901,35 @@ static void prl_handle_command(struct prl_rdma_queue *queue,
 	}
 	if (!purlin_check_data_len(&rsp->req))
 		return;
-	if (likely(list_empty_careful(&queue->exec_waits)) && prl_start(rsp))
+
+	spin_lock_irqsave(&queue->state_lock, flags);
+	if (queue->state == PRL_Q_DISCONNECTING)
+		goto abort;
+	if (queue->exec_busy || !list_empty(&queue->exec_waits)) {
+		/* Behind whatever waits: commands start in order. */
+		list_add_tail(&rsp->entry, &queue->exec_waits);
+		prl_kick(queue);
+		spin_unlock_irqrestore(&queue->state_lock, flags);
 		return;
-	if (!prl_park(rsp, &queue->exec_waits))
-		purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
+	}
+	queue->exec_busy = true;
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	started = prl_start(rsp);
+	spin_lock_irqsave(&queue->state_lock, flags);
+	queue->exec_busy = false;
+	if (!started) {
+		if (queue->state == PRL_Q_DISCONNECTING)
+			goto abort;
+		/* Kicked below: what it lacked may have come back already. */
+		list_add_tail(&rsp->entry, &queue->exec_waits);
+	}
+	if (!list_empty(&queue->exec_waits))
+		prl_kick(queue);
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	return;
+abort:
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
 }
 
 /* ---- queue setup and teardown ------------------------------------------- */
@@ -1221,8 +1270,15 @@ static void prl_release_work(struct work_struct *w)
 	rdma_disconnect(queue->cm_id);
 	cancel_delayed_work_sync(&queue->connect_timeout);
 	prl_pending_del(queue);
+	/* Capsules that beat ESTABLISHED may still be being started. */
+	spin_lock_irq(&queue->state_lock);
+	wait_event_lock_irq(queue->idle_wq, !queue->handlers,
+			    queue->state_lock);
+	spin_unlock_irq(&queue->state_lock);
 	/* The wait work sees DISCONNECTING and stops taking entries. */
 	cancel_work_sync(&queue->buf_waiter.work);
+	/* Nothing retries now: chunks set aside for it go to the others. */
+	purlin_bufpool_cancel(&queue->buf_waiter);
 	/* Nobody posts from here on (prl_post_begin()). */
 	smp_mb();
 	wait_event(queue->idle_wq, !atomic_read(&queue->posting));
@@ -1255,7 +1311,8 @@ static void prl_release_work(struct work_struct *w)
 	mutex_unlock(&prl_lock);
 	/* Off prl_queues first: device removal looks at queue->dev there. */
 	prl_device_put(dev);
-	kfree(queue);
+	/* A poster may still be in prl_post_end(), under RCU. */
+	kfree_rcu(queue, rcu);
 	atomic_dec(&purlin_live.queues);
 	if (atomic_dec_and_test(&rport->nr_queues))
 		complete(&rport->queues_gone);
@@ -1291,35 +1348,76 @@ static bool prl_same_addr(const struct sockaddr_storage *a,
  * peer's address is at its limit.  Queues that got a controller of a
  * normal subsystem meanwhile are dropped from the list here.  sq.ctrl is
  * only cleared after the queue left the list.
+ *
+ * A Linux host connects all its I/O queues at the RDMA CM before it sends
+ * any of their Fabrics Connects.  An I/O queue from an address that already
+ * has an admin queue with a controller of a normal subsystem on this port
+ * is vouched for: those count apart, up to PRL_MAX_QID per such admin
+ * queue, so a many-core host is not refused by the per-address limit.
  */
 static bool prl_pending_add(struct prl_rdma_port *rport,
-			    struct prl_rdma_queue *queue)
+			    struct prl_rdma_queue *queue, unsigned int vouch)
 {
 	struct purlin_port *port = rport->port;
 	struct prl_rdma_queue *q, *tmp;
-	unsigned int same = 0;
-	bool ok = false;
+	unsigned int same = 0, same_vouched = 0;
+	bool ok;
 
+	queue->vouched = vouch > 0;
 	spin_lock(&rport->pending_lock);
 	list_for_each_entry_safe(q, tmp, &rport->pending, pending_entry) {
-		struct purlin_ctrl *ctrl = READ_ONCE(q->sq.ctrl);
+		struct purlin_ctrl *ctrl = smp_load_acquire(&q->sq.ctrl);
 
 		if (ctrl && !purlin_is_discovery(ctrl)) {
 			list_del_init(&q->pending_entry);
-			rport->nr_pending--;
+			if (!q->vouched)
+				rport->nr_pending--;
 			continue;
 		}
-		if (prl_same_addr(&q->peer_addr, &queue->peer_addr))
+		if (!prl_same_addr(&q->peer_addr, &queue->peer_addr))
+			continue;
+		if (q->vouched)
+			same_vouched++;
+		else
 			same++;
 	}
-	if (rport->nr_pending < port->max_pending &&
-	    same < port->max_pending_per_addr) {
+	if (queue->vouched)
+		ok = same_vouched < vouch * PRL_MAX_QID;
+	else
+		ok = rport->nr_pending < port->max_pending &&
+		     same < port->max_pending_per_addr;
+	if (ok) {
 		list_add_tail(&queue->pending_entry, &rport->pending);
-		rport->nr_pending++;
-		ok = true;
+		if (!queue->vouched)
+			rport->nr_pending++;
 	}
 	spin_unlock(&rport->pending_lock);
 	return ok;
+}
+
+/*
+ * Admin queues from queue's address on its port that have a controller of
+ * a normal subsystem: what vouches for its I/O queues.
+ */
+static unsigned int prl_vouchers(struct prl_rdma_port *rport,
+				 struct prl_rdma_queue *queue)
+{
+	struct prl_rdma_queue *q;
+	unsigned int n = 0;
+
+	if (!queue->host_qid)
+		return 0;
+	mutex_lock(&prl_lock);
+	list_for_each_entry(q, &prl_queues, entry) {
+		struct purlin_ctrl *ctrl = smp_load_acquire(&q->sq.ctrl);
+
+		if (q->rport == rport && !q->host_qid && ctrl &&
+		    !purlin_is_discovery(ctrl) && !prl_queue_dying(q) &&
+		    prl_same_addr(&q->peer_addr, &queue->peer_addr))
+			n++;
+	}
+	mutex_unlock(&prl_lock);
+	return n;
 }
 
 static void prl_pending_del(struct prl_rdma_queue *queue)
@@ -1329,7 +1427,8 @@ static void prl_pending_del(struct prl_rdma_queue *queue)
 	spin_lock(&rport->pending_lock);
 	if (!list_empty(&queue->pending_entry)) {
 		list_del_init(&queue->pending_entry);
-		rport->nr_pending--;
+		if (!queue->vouched)
+			rport->nr_pending--;
 	}
 	spin_unlock(&rport->pending_lock);
 }
@@ -1366,9 +1465,13 @@ static void prl_queue_established(struct prl_rdma_queue *queue)
 		cmd = list_first_entry(&queue->pending_cmds,
 				       struct prl_rdma_cmd, entry);
 		list_del_init(&cmd->entry);
+		/* The teardown waits for this before it drains the QP. */
+		queue->handlers++;
 		spin_unlock_irq(&queue->state_lock);
 		prl_handle_command(queue, cmd);
 		spin_lock_irq(&queue->state_lock);
+		if (!--queue->handlers && queue->state == PRL_Q_DISCONNECTING)
+			wake_up(&queue->idle_wq);
 	}
 	spin_unlock_irq(&queue->state_lock);
 }
@@ -1474,7 +1577,7 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	       sizeof(queue->peer_addr));
 	purlin_sq_init(&queue->sq, port, qid, rqsize);
 
-	if (!prl_pending_add(rport, queue)) {
+	if (!prl_pending_add(rport, queue, prl_vouchers(rport, queue))) {
 		pr_warn_ratelimited("port %u: refusing a queue from %pISc: too many queues without a Fabrics Connect\n",
 				    le16_to_cpu(port->disc_addr.portid),
 				    &queue->peer_addr);

@@ -149,6 +149,12 @@ static void test_numbers(void **state)
 	      { "-1", true }, { "2", true }, { "128", true }, { "65536", true }, { "1", false },
 	      { "65537", false }, { "0", false });
 	CHECK(pl_check_mdts, { "-1", true }, { "0", true }, { "255", true }, { "256", false });
+	CHECK(pl_check_max_pending,
+	      { "-1", true }, { "1", true }, { "64", true }, { "65536", true }, { "0", false },
+	      { "65537", false }, { "-2", false }, { "16k", false }, { "", false });
+	CHECK(pl_check_connect_timeout,
+	      { "-1", true }, { "100", true }, { "10000", true }, { "600000", true },
+	      { "99", false }, { "600001", false }, { "0", false }, { "10s", false });
 	CHECK(pl_check_tos,
 	      { "-1", true }, { "0", true }, { "104", true }, { "255", true }, { "256", false },
 	      { "-2", false }, { "0x68", false }, { "af31", false }, { "", false });

@@ -32,6 +32,9 @@ static const struct pl_kw port_kws[] = {
 	{ "inline-size", "param_inline_data_size", NULL, NULL },
 	{ "queue-size", "param_max_queue_size", NULL, NULL },
 	{ "tos", "param_tos", NULL, NULL },
+	{ "max-pending", "param_max_pending", NULL, NULL },
+	{ "max-pending-per-addr", "param_max_pending_per_addr", NULL, NULL },
+	{ "connect-timeout", "param_connect_timeout_ms", NULL, NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -103,7 +106,8 @@ static int port_unlink(struct pl_ctx *ctx, int argc, char **argv)
 
 #define PORT_ATTRS "[trtype rdma|tcp|...] [adrfam ipv4|ipv6|...] [traddr ADDR]\n" \
 	"        [trsvcid SVC] [treq required|not-required|not-specified]\n"      \
-	"        [inline-size BYTES] [queue-size N] [tos -1|0..255]"
+	"        [inline-size BYTES] [queue-size N] [tos -1|0..255]\n"        \
+	"        [max-pending N] [max-pending-per-addr N] [connect-timeout MS]"
 
 static const struct pl_verb port_verbs[] = {
 	{ "add", port_add, "ID " PORT_ATTRS },

@@ -106,6 +106,9 @@ static const struct pl_attr_spec port_attrs[] = {
 	{ "param_mdts", pl_check_mdts, PL_CMP_NUM, false },
 	{ "param_pi_enable", pl_check_bool, PL_CMP_NUM, false },
 	{ "param_tos", pl_check_tos, PL_CMP_NUM, false },
+	{ "param_max_pending", pl_check_max_pending, PL_CMP_NUM, false },
+	{ "param_max_pending_per_addr", pl_check_max_pending, PL_CMP_NUM, false },
+	{ "param_connect_timeout_ms", pl_check_connect_timeout, PL_CMP_NUM, false },
 	{ NULL, NULL, PL_CMP_STR, false },
 };
 

@@ -318,6 +318,17 @@ const char *pl_check_tos(const char *s)
 	return int_or_default(s, 0, 255) ? NULL : "must be -1 (follow the host) or a ToS byte 0..255";
 }
 
+const char *pl_check_max_pending(const char *s)
+{
+	return int_or_default(s, 1, 65536) ? NULL : "must be -1 (the default) or 1..65536";
+}
+
+const char *pl_check_connect_timeout(const char *s)
+{
+	return int_or_default(s, 100, 600000) ? NULL :
+		"must be -1 (the default, 10000) or 100..600000 milliseconds";
+}
+
 const char *pl_check_mdts(const char *s)
 {
 	return int_or_default(s, 0, 255) ? NULL : "must be -1 (transport default) or 0..255";

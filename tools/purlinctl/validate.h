@@ -42,6 +42,8 @@ const char *pl_check_inline_size(const char *s);
 const char *pl_check_queue_size(const char *s);
 const char *pl_check_mdts(const char *s);
 const char *pl_check_tos(const char *s);
+const char *pl_check_max_pending(const char *s);
+const char *pl_check_connect_timeout(const char *s);
 /* Address and service id depend on the address family (NULL: ipv4). */
 const char *pl_check_traddr(const char *adrfam, const char *s);
 const char *pl_check_trsvcid(const char *adrfam, const char *s);

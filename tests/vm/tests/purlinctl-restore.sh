@@ -27,13 +27,14 @@ exercise() {
 # groups and ana_grpid (Purlin gets them in issue 4), buffered_io (file
 # back end, issue 4), pi_enable (nvmet only), and firmware/ieee_oui (which
 # nvmet on 6.1 lacks, like max_queue_size), addr_tsas (nvmet on 6.12) and
-# param_tos (Purlin only).  Trailing commas go too: which line is last in
+# param_tos, param_max_pending(_per_addr), param_connect_timeout_ms
+# (Purlin only).  Trailing commas go too: which line is last in
 # an object depends on what was dropped (nvmet on a kernel without
 # CONFIG_BLK_DEV_INTEGRITY has no pi_enable after inline_data_size).
 normalise() {
 	sed -e '/"ana_groups": \[\],*$/d' -e '/"ana_groups": \[$/,/^      \],*$/d' \
 	    -e '/"ana": {$/,/},*$/d' "$1" |
-		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"\|"tos"' |
+		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"' |
 		sed 's/,$//'
 }
 

@@ -78,6 +78,8 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 	u8 flags = cmd->common.flags;
 	u16 status;
 
+	/* Held until the transport frees the request: purlin_sq_destroy(). */
+	percpu_ref_get(&sq->ref);
 	req->sq = sq;
 	req->ops = ops;
 	req->ns = NULL;
@@ -237,8 +239,15 @@ u16 purlin_zero_sg(struct purlin_req *req, u32 off, size_t len)
 
 /* ---- queues ------------------------------------------------------------ */
 
-void purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
-		    u16 size)
+static void purlin_sq_ref_release(struct percpu_ref *ref)
+{
+	struct purlin_sq *sq = container_of(ref, struct purlin_sq, ref);
+
+	complete(&sq->free_done);
+}
+
+int purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
+		   u16 size)
 {
 	sq->ctrl = NULL;
 	sq->port = port;
@@ -247,18 +256,39 @@ void purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
 	sq->sqhd = 0;
 	sq->sqhd_disabled = false;
 	sq->flags = 0;
+	init_completion(&sq->free_done);
+	return percpu_ref_init(&sq->ref, purlin_sq_ref_release, 0, GFP_KERNEL);
+}
+
+/* Undo purlin_sq_init() for a queue that never took a command. */
+void purlin_sq_exit(struct purlin_sq *sq)
+{
+	percpu_ref_exit(&sq->ref);
+}
+
+/* The transport is done with a request purlin_req_init() was given. */
+void purlin_req_free(struct purlin_req *req)
+{
+	percpu_ref_put(&req->sq->ref);
 }
 
 /*
- * The transport calls this once every request of the queue has finished.
- * Losing the admin queue ends the controller (its I/O queues are
- * disconnected too); hosts delete I/O queues on their own before they shut
- * the controller down through the admin queue.
+ * The transport calls this once no new command can reach the queue (its
+ * QP is drained): held AERs are aborted, then this waits until the
+ * transport has freed every request (purlin_req_free()).  Losing the admin
+ * queue ends the controller (its I/O queues are disconnected too); hosts
+ * delete I/O queues on their own before they shut the controller down
+ * through the admin queue.
  */
 void purlin_sq_destroy(struct purlin_sq *sq)
 {
 	struct purlin_ctrl *ctrl = sq->ctrl;
 
+	if (ctrl && sq->qid == 0)
+		purlin_aer_abort_all(ctrl);
+	percpu_ref_kill(&sq->ref);
+	wait_for_completion(&sq->free_done);
+	percpu_ref_exit(&sq->ref);
 	if (!ctrl)
 		return;
 	mutex_lock(&ctrl->lock);

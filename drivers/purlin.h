@@ -268,6 +268,9 @@ struct purlin_sq {
 	u16 sqhd;
 	bool sqhd_disabled;
 	struct purlin_port *port;
+	/* One per request from purlin_req_init() to purlin_req_free(). */
+	struct percpu_ref ref;
+	struct completion free_done;
 };
 
 struct purlin_ctrl {
@@ -352,8 +355,10 @@ u16 purlin_copy_from_sg(struct purlin_req *req, u32 off, void *buf,
 			size_t len);
 u16 purlin_zero_sg(struct purlin_req *req, u32 off, size_t len);
 bool purlin_check_data_len(struct purlin_req *req);
-void purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
-		    u16 size);
+int purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
+		   u16 size);
+void purlin_sq_exit(struct purlin_sq *sq);
+void purlin_req_free(struct purlin_req *req);
 void purlin_sq_destroy(struct purlin_sq *sq);
 
 struct purlin_subsys *purlin_subsys_alloc(const char *nqn,

@@ -511,6 +511,7 @@ static void prl_release_rsp(struct prl_rdma_rsp *rsp)
 	}
 
 	atomic_dec(&purlin_live.reqs);
+	purlin_req_free(&rsp->req);
 	spin_lock_irqsave(&queue->rsp_lock, flags);
 	list_add_tail(&rsp->entry, &queue->free_rsps);
 	if (++queue->nr_free == queue->nr_rsps)
@@ -1265,7 +1266,6 @@ static void prl_release_work(struct work_struct *w)
 						    release_work);
 	struct prl_rdma_port *rport = queue->rport;
 	struct prl_rdma_device *dev = queue->dev;
-	struct purlin_ctrl *ctrl;
 
 	rdma_disconnect(queue->cm_id);
 	cancel_delayed_work_sync(&queue->connect_timeout);
@@ -1288,10 +1288,9 @@ static void prl_release_work(struct work_struct *w)
 	 * stable.
 	 */
 	ib_drain_qp(queue->qp);
-	ctrl = queue->sq.ctrl;
 	prl_abort_waits(queue);
-	if (ctrl && queue->host_qid == 0)
-		purlin_aer_abort_all(ctrl);
+	/* Aborts held AERs and waits for every request's purlin_req_free(). */
+	purlin_sq_destroy(&queue->sq);
 	spin_lock_irq(&queue->rsp_lock);
 	wait_event_lock_irq(queue->idle_wq, queue->nr_free == queue->nr_rsps,
 			    queue->rsp_lock);
@@ -1299,7 +1298,6 @@ static void prl_release_work(struct work_struct *w)
 	purlin_bufpool_cancel(&queue->buf_waiter);
 	cancel_work_sync(&queue->buf_waiter.work);
 
-	purlin_sq_destroy(&queue->sq);
 	prl_destroy_qp(queue);
 	rdma_destroy_id(queue->cm_id);
 	prl_free_rsps(queue);
@@ -1575,13 +1573,14 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	INIT_LIST_HEAD(&queue->pending_entry);
 	memcpy(&queue->peer_addr, &cm_id->route.addr.dst_addr,
 	       sizeof(queue->peer_addr));
-	purlin_sq_init(&queue->sq, port, qid, rqsize);
+	if (purlin_sq_init(&queue->sq, port, qid, rqsize))
+		goto free_queue;
 
 	if (!prl_pending_add(rport, queue, prl_vouchers(rport, queue))) {
-		pr_warn_ratelimited("port %u: refusing a queue from %pISc: too many queues without a Fabrics Connect\n",
+		pr_warn_ratelimited("port %u: refusing a queue from %pISc: too many unauthenticated queues\n",
 				    le16_to_cpu(port->disc_addr.portid),
 				    &queue->peer_addr);
-		goto free_queue;
+		goto exit_sq;
 	}
 	queue->dev = prl_device_get(cm_id->device);
 	if (!queue->dev)
@@ -1654,6 +1653,8 @@ put_dev:
 	prl_device_put(queue->dev);
 del_pending:
 	prl_pending_del(queue);
+exit_sq:
+	purlin_sq_exit(&queue->sq);
 free_queue:
 	kfree(queue);
 reject:

@@ -6,11 +6,15 @@
  * capsule per iteration, most of them mutations of a valid command:
  * opcodes (vendor, reserved), flags (fuse, PSDT, reserved bits), SGL
  * descriptors (types, subtypes, lengths, offsets, keys, in-capsule data),
- * namespaces (0, 0xffffffff, absent), LBAs past the end, reserved fields,
- * Fabrics commands with any fctype.  Some iterations instead open a fresh
- * queue with random CM private data and a random Connect, send a truncated
- * or oversize capsule, describe data with a key the target cannot use, or
- * drop queues abruptly with commands in flight.
+ * namespaces (0, 0xffffffff, absent; a Flush of every namespace, which
+ * must succeed), LBAs past the end, log page offsets past the end of the
+ * log, reserved fields, Fabrics commands with any fctype.  Some iterations
+ * instead open a fresh queue with random CM private data (admin queues
+ * deeper than 32 entries are refused) and a random Connect (guessed
+ * CNTLIDs, a host ID that is not the controller's, control characters in
+ * the host NQN), send a truncated or oversize capsule, describe data with a
+ * key the target cannot use, or drop queues abruptly with commands in
+ * flight.
  *
  * Determinism: iteration i draws every choice from its own generator,
  * seeded with (seed, i), so it sends the same capsule whatever happened
@@ -192,6 +196,8 @@ struct fz {
 	uint32_t mqes1;		/* CAP.MQES + 1 */
 	uint32_t aerl;
 	uint32_t nn;
+	uint32_t err_log_size;	/* bytes: (ELPE + 1) * 64 */
+	uint8_t vwc;		/* Identify Controller VWC */
 	int nns;
 	struct nw_ns ns[MAX_NS];
 	uint16_t granted;	/* I/O queues granted */
@@ -870,6 +876,19 @@ static void gen_io(struct fz *f, struct fz_q *fq, struct rng *r, struct cap *c)
 		cap_init(c, fq, ops[kind]);
 		c->valid_base = true;
 		ns = pick_ns(f, r, c, &nsid);
+		if (kind == 2 && (nsid == 0xffffffff || chance(r, 150))) {
+			/*
+			 * Flush of every namespace (NSID FFFFFFFFh): valid
+			 * unless VWC's Flush Behavior says it is not supported.
+			 * Nothing else is mutated yet.
+			 */
+			nsid = 0xffffffff;
+			c->mutated = false;
+			c->why[0] = 0;
+			if (((f->vwc >> 1) & 3) == 2)
+				must_fail(c, "Flush of NSID 0xffffffff with VWC %#x",
+					  f->vwc);
+		}
 		c->sqe.nsid = htole32(nsid);
 		max_nlb = MDTS_BYTES >> ns->lba_shift;
 		switch (kind) {
@@ -1065,6 +1084,22 @@ static void gen_fabrics_admin(struct fz *f, struct fz_q *fq, struct rng *r,
 	mutate_common(c, r);
 }
 
+/*
+ * The size of a log page, or what it cannot reach (ANA, discovery: the
+ * size depends on the configuration).  An offset beyond it is Invalid Field.
+ */
+static uint64_t log_size(const struct fz *f, uint32_t lid)
+{
+	switch (lid) {
+	case 0x01: return f->err_log_size;
+	case 0x02: return 512;		/* SMART / Health */
+	case 0x03: return 512;		/* Firmware Slot */
+	case 0x04: return 4096;		/* Changed Namespace List */
+	case 0x05: return 4096;		/* Commands Supported and Effects */
+	default: return 0xffffffffull;
+	}
+}
+
 static void gen_admin(struct fz *f, struct fz_q *fq, struct rng *r,
 		      struct cap *c, bool disc)
 {
@@ -1129,7 +1164,7 @@ static void gen_admin(struct fz *f, struct fz_q *fq, struct rng *r,
 			c->mutated = true;
 		}
 		if (chance(r, 80)) {
-			lpo = PICK(r, 4, 512, 3, 4096, 2) ;
+			lpo = PICK(r, 4, 512, 3, 4096, 2, 8192);
 			if (chance(r, 300))
 				lpo = rnd(r);
 			c->mutated = true;
@@ -1159,6 +1194,9 @@ static void gen_admin(struct fz *f, struct fz_q *fq, struct rng *r,
 		else if (lpo & 3)
 			must_fail(c, "Get Log Page offset %#llx not dword aligned",
 				  (unsigned long long)lpo);
+		else if (lpo > log_size(f, lid))
+			must_fail(c, "Get Log Page offset %#llx past the end of log %#04x",
+				  (unsigned long long)lpo, lid);
 		if ((uint64_t)c->dlen > MDTS_BYTES)
 			c->dlen = -1;	/* any SGL will do: it must fail */
 		break;
@@ -1624,6 +1662,8 @@ static int learn(struct fz *f)
 	memcpy(&v, id + 1792, 4);
 	f->icd = le32toh(v) * 16 - 64;
 	f->aerl = id[259] + 1u;
+	f->err_log_size = (id[262] + 1u) * 64;
+	f->vwc = id[525];
 	memcpy(&v, id + 516, 4);
 	f->nn = le32toh(v);
 	if (id[77] && (1u << (id[77] + 12)) != MDTS_BYTES)
@@ -1978,7 +2018,8 @@ static int cm_expect(struct fz *f, const uint8_t *pd, int len)
 		return RDMA_CM_INVALID_RECFMT;
 	if (le16toh(qid) > 128)
 		return RDMA_CM_INVALID_QID;
-	if (!le16toh(qid) && max < 32)
+	/* Admin queues (discovery's too) hold 32 entries, whatever the port's size. */
+	if (!le16toh(qid))
 		max = 32;
 	if (le16toh(hsq) + 1u < 2 || le16toh(hsq) + 1u > max)
 		return RDMA_CM_INVALID_HSQSIZE;
@@ -2092,10 +2133,16 @@ static void gen_connect(struct fz *f, struct fz_q *fq, struct rng *r,
 		}
 	}
 	if (chance(r, 100)) {
-		switch (below(r, 3)) {
+		switch (below(r, 4)) {
 		case 0:
 			host = "";
 			must_fail(c, "Connect with an empty HOSTNQN");
+			break;
+		case 3:
+			host = chance(r, 500) ?
+			       "nqn.2014-08.org.nvmexpress:uuid:\x01" "f022" :
+			       "nqn.2014-08.org.nvmexpress:uuid:f022\x1b[2J";
+			must_fail(c, "Connect with a control character in the HOSTNQN");
 			break;
 		case 1:
 			host = NULL;
@@ -2115,9 +2162,13 @@ static void gen_connect(struct fz *f, struct fz_q *fq, struct rng *r,
 	d = cid_block(c);
 	memset(d, 0, 1024);
 	memcpy(d, f->t->hostid, 16);
-	if (chance(r, 100))
+	if (chance(r, 100)) {
 		for (i = 0; i < 16; i++)
 			d[i] = (uint8_t)rnd(r);
+		/* The controller's NQN and CNTLID, but not its host ID. */
+		if (io)
+			must_fail(c, "I/O Connect with a host ID other than its controller's");
+	}
 	memcpy(d + 16, &(uint16_t){ htole16(cntlid) }, 2);
 	if (sub)
 		snprintf((char *)d + 256, 256, "%s", sub);

@@ -2,8 +2,9 @@
 /*
  * nvmf-wire: NVMe/RDMA wire-level scenarios against a target.
  *
- * usage: nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn H] [-t SECS] [-v]
- *                  [--no-mw] SCENARIO...
+ * usage: nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn H] [--src ADDR]
+ *                  [-t SECS] [-v] [--no-mw] [--duration SECS]
+ *                  [--max-pending N] [--queues N] SCENARIO...
  *        nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn H] fuzz --seed S
  *                  [--count N] [--time SECS] [--depth D] [--cmd-timeout MS]
  *                  [--keep-going] [--trace] [--known TAG,...]
@@ -17,6 +18,17 @@
  * The target must export SUBNQN with namespace 1 (at least 8 MiB) and no
  * namespace 2, open to any host, on a port whose param_max_queue_size is
  * 1024.  Scenarios marked (extra) go beyond the first set.
+ *
+ * Scenarios marked (by name) are not part of "all": the hostile peers of
+ * issue 16 (rnr-discovery, rnr-io, cm-flood, hijack, disc-ioq) and
+ * small-defects.  They need the discovery controller on the same port;
+ * --src connects from another local address (so that per-address limits
+ * single the attacker out), --duration repeats an attack's rounds for that
+ * many seconds at most (SIGUSR1 ends the attack after the round under way),
+ * --max-pending (default 16, the target's param_max_pending_per_addr)
+ * bounds the queues without a Fabrics Connect cm-flood may find held for
+ * one address, and --queues N (default 1, at most 16) stalls N queues at
+ * once in rnr-discovery and rnr-io.
  *
  * "fuzz" is the randomized mode (fuzz.c): N iterations of mutated capsules
  * drawn from the seed, every answer checked, per-command timeout; it ends
@@ -40,6 +52,10 @@ struct ctx {
 	struct nw_target t;
 	const char *name;
 	char why[1024];
+	/* Hostile scenarios: repeat rounds this long; the pending bound. */
+	unsigned int duration_s;
+	int max_pending;
+	int queues;		/* rnr-*: queues stalled at once */
 };
 
 static void note(struct ctx *c, const char *fmt, ...)
@@ -1454,37 +1470,917 @@ out:
 	return ret;
 }
 
+/* ---- hostile peers (by name only) ---------------------------------------------------- */
+
+/*
+ * Issue 16: a peer that is no host of the target's tries to stall, exhaust
+ * or take over it.  These run only by name, not under "all": the guest test
+ * purlin-hostile runs each from a second local address (--src) while the
+ * stock host connects and verifies data.  --duration SECS repeats an
+ * attack's rounds for that long (one round at least), so that the attack
+ * lasts while the stock host works; every round notes "attack in place"
+ * once the peer holds what it came to hold.
+ */
+#define DISC_NQN	"nqn.2014-08.org.nvmexpress.discovery"
+#define MIB		(1u << 20)
+#define DROP_MS		30000	/* a queue the peer stalls must be gone by then */
+#define FLOOD_N		200
+#define MAX_ATTACK_QUEUES 16	/* --queues */
+
+/* SIGUSR1: finish the round under way, then end the attack. */
+static volatile sig_atomic_t stop_rounds;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	stop_rounds = 1;
+}
+
+/*
+ * Repeat round() until the duration has passed or SIGUSR1 came (one round
+ * at least), then check that the target still serves us.
+ */
+static int rounds(struct ctx *c, int (*round)(struct ctx *c, int n))
+{
+	int64_t end = ms_now() + (int64_t)c->duration_s * 1000;
+	int n = 0;
+
+	do {
+		if (round(c, n++) || c->why[0])
+			return -1;
+	} while (ms_now() < end && !stop_rounds);
+	note(c, "%d round(s) of the attack%s", n,
+	     stop_rounds ? ", stopped by SIGUSR1" : "");
+	return healthy(c, "after the attack");
+}
+
+/* An admin queue to subnqn (NULL: the target's): CM connect, Connect, enable. */
+static int admin_open(struct ctx *c, struct nw_queue *q, const char *subnqn,
+		      size_t data_size, const char *what)
+{
+	struct nw_conn_opts ao = { .qid = 0, .hrqsize = 32, .hsqsize = 31,
+				   .data_size = data_size };
+	struct nw_connect_args ca = { .sqsize = 31, .cntlid = 0xffff,
+				      .subnqn = subnqn };
+	uint16_t st;
+	uint32_t res;
+	int rej;
+
+	if (nw_connect(q, &c->t, &ao, &rej))
+		return failf(c, "%s: admin CM connect: %s", what, nw_err);
+	if (nw_fabrics_connect(q, &c->t, &ca, &st, &res))
+		return failf(c, "%s: admin Connect: %s", what, nw_err);
+	if (st)
+		return failf(c, "%s: admin Connect: status %#x result %#x",
+			     what, st, res);
+	if (nw_enable_ctrl(q))
+		return failf(c, "%s: enable: %s", what, nw_err);
+	return 0;
+}
+
+/*
+ * The n queues hold commands whose responses cannot be delivered (no
+ * receive posted): the target must give up on its SENDs and drop each
+ * queue within DROP_MS of t0.
+ */
+static int expect_drops(struct ctx *c, struct nw_queue *qs, int n, int64_t t0,
+			int round, const char *what)
+{
+	int i, left = 0, outstanding = 0, answered = 0;
+	char how[200] = "";
+
+	for (i = 0; i < n; i++) {
+		int64_t rem = t0 + DROP_MS - ms_now();
+
+		if (wait_dropped(&qs[i], rem > 1 ? (int)rem : 1, how,
+				 sizeof(how))) {
+			left++;
+			outstanding += nw_outstanding(&qs[i]);
+		}
+		answered += nw_completed(&qs[i]);
+	}
+	if (left)
+		return failf(c, "round %d: %s: %d of %d queue(s) still connected %d s later (%d commands outstanding, %d answered): the target's SENDs wait on receiver-not-ready for ever",
+			     round + 1, what, left, n, DROP_MS / 1000,
+			     outstanding, answered);
+	note(c, "round %d: %s: the target dropped %s %lld ms later (%s)",
+	     round + 1, what, n > 1 ? "every queue" : "the queue",
+	     (long long)(ms_now() - t0), how);
+	if (answered)
+		return failf(c, "round %d: %s: %d completions arrived with no receive posted",
+			     round + 1, what, answered);
+	return 0;
+}
+
+/* ---- rnr-discovery --------------------------------------------------------------- */
+
+/*
+ * On each of --queues discovery admin queues (32 entries): use up the
+ * posted receives with Keep Alives, post none again, then as many 1 MiB
+ * discovery log reads as the queue holds.
+ */
+static int rnr_disc_round(struct ctx *c, int round)
+{
+	const uint32_t numd = MIB / 4 - 1;
+	struct nw_queue qs[MAX_ATTACK_QUEUES];
+	struct nvme_sqe sqe;
+	struct nw_done d;
+	char what[200];
+	int i, k, n = 0, ka = 0, ret = -1;
+	int64_t t0;
+
+	memset(qs, 0, sizeof(qs));
+	for (k = 0; k < c->queues; k++) {
+		struct nw_queue *q = &qs[k];
+
+		if (admin_open(c, q, DISC_NQN, MIB, "discovery controller"))
+			goto out;
+		q->no_repost = true;
+		while (q->recv_posted > 0) {
+			nw_sqe_init(&sqe, NVME_ADM_KEEP_ALIVE);
+			if (nw_exec(q, &sqe, NULL, &d, 10000)) {
+				failf(c, "round %d: Keep Alive %d: %s",
+				      round + 1, ka, nw_err);
+				goto out;
+			}
+			if (nw_status(&d)) {
+				failf(c, "round %d: Keep Alive %d on the discovery controller: status %#x",
+				      round + 1, ka, nw_status(&d));
+				goto out;
+			}
+			ka++;
+		}
+	}
+	t0 = ms_now();
+	for (k = 0; k < c->queues; k++) {
+		struct nw_queue *q = &qs[k];
+
+		for (i = 0; i < q->nslots; i++) {
+			struct nw_xfer x = { .sgl = NW_SGL_KEYED, .off = 0,
+					     .len = MIB };
+
+			nw_sqe_init(&sqe, NVME_ADM_GET_LOG);
+			sqe.cdw10 = htole32(0x70 | (numd & 0xffff) << 16);
+			sqe.cdw11 = htole32(numd >> 16);
+			if (nw_submit(q, &sqe, &x) < 0)
+				break;
+			n++;
+		}
+		if (i < q->nslots && !nw_dead(q)) {
+			failf(c, "round %d: posting Get Log Page %d: %s",
+			      round + 1, n, nw_err);
+			goto out;
+		}
+	}
+	snprintf(what, sizeof(what),
+		 "%d Get Log Page (discovery log, NUMD 1 MiB, keyed 1 MiB) on %d discovery admin queue(s) of 32 entries with no receive posted",
+		 n, c->queues);
+	note(c, "attack in place (round %d): %s", round + 1, what);
+	if (expect_drops(c, qs, c->queues, t0, round, what))
+		goto out;
+	ret = 0;
+out:
+	for (k = 0; k < c->queues; k++)
+		nw_close(&qs[k]);
+	return ret;
+}
+
+static int sc_rnr_disc(struct ctx *c)
+{
+	return rounds(c, rnr_disc_round);
+}
+
+/* ---- rnr-io ---------------------------------------------------------------------- */
+
+/*
+ * One controller with --queues I/O queues of 128 entries (or CAP.MQES),
+ * each with one receive posted, for its Connect's response, and none after
+ * it; then as many 1 MiB READs as the queues hold.
+ */
+static int rnr_io_round(struct ctx *c, int round)
+{
+	struct nw_queue a = { 0 }, qs[MAX_ATTACK_QUEUES];
+	struct nvme_sqe sqe;
+	struct nw_ns ns;
+	uint16_t st, granted, hsq = 127;
+	uint64_t cap;
+	uint32_t res;
+	char what[200];
+	int i, k, n = 0, rej, ret = -1;
+	int64_t t0;
+
+	memset(qs, 0, sizeof(qs));
+	if (nw_ctrl_open(&c->t, &a, NULL, 0, 0)) {
+		failf(c, "round %d: controller setup: %s", round + 1, nw_err);
+		goto out;
+	}
+	TRY(nw_ns_info(&a, 1, &ns), "Identify Namespace 1");
+	TRY(nw_prop_get(&a, NVME_REG_CAP, true, &cap, &st), "Property Get CAP");
+	CHECK(!st, "Property Get CAP: status %#x", st);
+	if ((cap & 0xffff) < hsq)
+		hsq = cap & 0xffff;
+	TRY(nw_set_num_queues(&a, c->queues, &granted), "Set Features");
+	CHECK(granted >= c->queues, "%u I/O queues granted, %d asked for",
+	      granted, c->queues);
+	for (k = 0; k < c->queues; k++) {
+		struct nw_conn_opts iop = {
+			.qid = k + 1, .hsqsize = hsq, .hrqsize = hsq + 1,
+			.data_size = MIB,
+			.recv_count_set = true, .recv_count = 1,
+			.no_repost = true,
+		};
+		struct nw_connect_args ca = {
+			.qid = k + 1, .sqsize = hsq, .cntlid = a.cntlid,
+			.incapsule = true,
+		};
+
+		if (nw_connect(&qs[k], &c->t, &iop, &rej)) {
+			failf(c, "round %d: I/O CM connect %d (hsqsize %u): %s",
+			      round + 1, k + 1, hsq, nw_err);
+			goto out;
+		}
+		TRY(nw_fabrics_connect(&qs[k], &c->t, &ca, &st, &res),
+		    "I/O Connect");
+		CHECK(!st, "I/O Connect %d: status %#x", k + 1, st);
+		CHECK(qs[k].recv_posted == 0,
+		      "%d receives posted after the Connect, expected 0",
+		      qs[k].recv_posted);
+	}
+	t0 = ms_now();
+	for (k = 0; k < c->queues; k++) {
+		struct nw_queue *q = &qs[k];
+
+		for (i = 0; i < q->nslots; i++) {
+			struct nw_xfer x = { .sgl = NW_SGL_KEYED, .off = 0,
+					     .len = MIB };
+
+			nw_rw_sqe(&sqe, NVME_IO_READ, 1, 0, MIB >> ns.lba_shift);
+			if (nw_submit(q, &sqe, &x) < 0)
+				break;
+			n++;
+		}
+		if (i < q->nslots && !nw_dead(q)) {
+			failf(c, "round %d: posting READ %d: %s", round + 1, n,
+			      nw_err);
+			goto out;
+		}
+	}
+	snprintf(what, sizeof(what),
+		 "%d READs of 1 MiB (keyed 1 MiB) on %d I/O queue(s) of %u entries with no receive posted",
+		 n, c->queues, hsq + 1);
+	note(c, "attack in place (round %d): %s", round + 1, what);
+	if (expect_drops(c, qs, c->queues, t0, round, what))
+		goto out;
+	ret = 0;
+out:
+	for (k = 0; k < c->queues; k++)
+		nw_close(&qs[k]);
+	nw_close(&a);
+	return ret;
+}
+
+static int sc_rnr_io(struct ctx *c)
+{
+	return rounds(c, rnr_io_round);
+}
+
+/* ---- cm-flood -------------------------------------------------------------------- */
+
+static int cm_flood_round(struct ctx *c, int round)
+{
+	struct nw_queue *qs = calloc(FLOOD_N, sizeof(*qs));
+	int64_t *t_acc = calloc(FLOOD_N, sizeof(*t_acc));
+	int accepted = 0, no_rsc = 0, other = 0, errors = 0, first_other = 0;
+	int live, max_live = 0, late = 0, i, j, ret = -1;
+	int64_t t0 = ms_now(), t_end, worst = 0;
+	char first_err[sizeof(nw_err)] = "";
+
+	if (!qs || !t_acc) {
+		failf(c, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < FLOOD_N; i++) {
+		struct nw_conn_opts o = {
+			.qid = 0, .hrqsize = 32, .hsqsize = 31, .nslots = 1,
+			.data_size = 4096, .timeout_ms = 5000,
+		};
+		int sts, r = nw_connect(&qs[i], &c->t, &o, &sts);
+
+		if (r == NW_CONN_OK) {
+			t_acc[i] = ms_now();
+			accepted++;
+			/* How many of ours the target holds now. */
+			for (live = 0, j = 0; j <= i; j++)
+				if (qs[j].id && nw_wait_cm_disconnect(&qs[j], 0))
+					live++;
+			if (live > max_live)
+				max_live = live;
+		} else if (r == NW_CONN_REJECTED) {
+			if (sts == RDMA_CM_NO_RSC)
+				no_rsc++;
+			else if (!other++)
+				first_other = sts;
+		} else {
+			if (!errors++)
+				snprintf(first_err, sizeof(first_err), "%s", nw_err);
+			if (errors >= 3)
+				break;
+		}
+	}
+	t_end = ms_now();
+	note(c, "attack in place (round %d): %d CM connects (admin, hsqsize 31) in %lld ms, none followed by a Fabrics Connect: %d accepted, at most %d held at once; %d rejected with NO_RSC, %d rejected otherwise, %d neither",
+	     round + 1, i < FLOOD_N ? i + 1 : FLOOD_N, (long long)(t_end - t0),
+	     accepted, max_live, no_rsc, other, errors);
+	if (max_live > c->max_pending)
+		failf(c, "round %d: %d queues without a Fabrics Connect held at once for one source address (%s), expected at most %d",
+		      round + 1, max_live, c->t.src ? c->t.src : "any", c->max_pending);
+	if (other)
+		failf(c, "round %d: %d connects rejected with NVMe/RDMA status %d (the first), expected NO_RSC (%d)",
+		      round + 1, other, first_other, RDMA_CM_NO_RSC);
+	if (errors)
+		failf(c, "round %d: %d connects neither accepted nor rejected (the first: %s)",
+		      round + 1, errors, first_err);
+	if (!accepted)
+		failf(c, "round %d: no connect accepted at all", round + 1);
+
+	/* Each accepted queue must go at the target's Connect deadline. */
+	for (;;) {
+		int64_t now = ms_now();
+
+		live = 0;
+		for (j = 0; j < FLOOD_N; j++) {
+			if (!qs[j].id || !t_acc[j])
+				continue;
+			if (!nw_wait_cm_disconnect(&qs[j], 0)) {
+				if (now - t_acc[j] > worst)
+					worst = now - t_acc[j];
+				if (now - t_acc[j] > DROP_MS)
+					late++;
+				t_acc[j] = 0;
+				nw_abort(&qs[j]);
+			} else if (now - t_acc[j] <= DROP_MS) {
+				live++;
+			}
+		}
+		if (!live)
+			break;
+		usleep(50000);
+	}
+	for (j = 0; j < FLOOD_N; j++)
+		if (qs[j].id && t_acc[j])
+			late++;
+	if (late)
+		failf(c, "round %d: %d of %d accepted queues without a Fabrics Connect were not dropped within %d s of their accept",
+		      round + 1, late, accepted, DROP_MS / 1000);
+	else if (accepted)
+		note(c, "round %d: the target dropped all %d accepted queues, the last %lld ms after its accept",
+		     round + 1, accepted, (long long)worst);
+	ret = c->why[0] ? -1 : 0;
+out:
+	for (j = 0; qs && j < FLOOD_N; j++)
+		if (qs[j].id)
+			nw_close(&qs[j]);
+	free(qs);
+	free(t_acc);
+	return ret;
+}
+
+static int sc_cm_flood(struct ctx *c)
+{
+	return rounds(c, cm_flood_round);
+}
+
+/* ---- hijack ---------------------------------------------------------------------- */
+
+/* A fresh CM connection for I/O queue 1 in q if it is gone or connected. */
+static int io_cm(struct ctx *c, struct nw_queue *q, bool *connected)
+{
+	struct nw_conn_opts iop = { .qid = 1, .hrqsize = 32, .hsqsize = 31,
+				    .nslots = 4, .data_size = 65536 };
+	int rej;
+
+	if (q->id && !nw_dead(q) && !*connected)
+		return 0;
+	nw_close(q);
+	*connected = false;
+	if (nw_connect(q, &c->t, &iop, &rej))
+		return failf(c, "I/O CM connect: %s", nw_err);
+	return 0;
+}
+
+/*
+ * I/O queue Connect on q (a new CM connection when needed); retried
+ * while the target still tears down an earlier queue 1 (QID in use).
+ */
+static int io_connect(struct ctx *c, struct nw_queue *q, bool *connected,
+		      const struct nw_connect_args *ca, uint16_t *st)
+{
+	uint32_t res;
+	int tries;
+
+	for (tries = 0; tries < 40; tries++) {
+		if (io_cm(c, q, connected))
+			return -1;
+		if (nw_fabrics_connect(q, &c->t, ca, st, &res)) {
+			if (nw_dead(q))
+				continue;	/* dropped meanwhile: again */
+			return failf(c, "I/O Connect to CNTLID %u: %s",
+				     ca->cntlid, nw_err);
+		}
+		if (!*st)
+			*connected = true;
+		if (!ca->hostid && st_is(*st, SC_CONNECT_INVALID_PARAM | SC_DNR) &&
+		    (res & 0xffffff) == SQE_QID) {
+			usleep(50000);
+			continue;
+		}
+		return 0;
+	}
+	return failf(c, "I/O Connect to CNTLID %u: no answer on 40 queues",
+		     ca->cntlid);
+}
+
+static int hijack_round(struct ctx *c, int round)
+{
+	const uint16_t inval = SC_CONNECT_INVALID_PARAM | SC_DNR;
+	struct nw_queue a = { 0 }, q = { 0 }, adm[8];
+	struct nw_connect_args ca;
+	struct nvme_sqe sqe;
+	struct nw_xfer x;
+	struct nw_ns ns;
+	uint16_t st, granted, ids[8];
+	uint8_t xid[16];
+	char taken[256] = "", wrong[256] = "", list[80] = "";
+	int i, k, nadm = 0, hijacked = 0, nwrong = 0, small = 0, ret = -1;
+	bool connected = false;
+
+	memset(adm, 0, sizeof(adm));
+	memcpy(xid, c->t.hostid, 16);
+	xid[0] ^= 0xa5;
+	xid[15] ^= 0x5a;
+	if (nw_ctrl_open(&c->t, &a, NULL, 0, 0)) {
+		failf(c, "round %d: controller setup: %s", round + 1, nw_err);
+		goto out;
+	}
+	TRY(nw_ns_info(&a, 1, &ns), "Identify Namespace 1");
+	TRY(nw_set_num_queues(&a, 4, &granted), "Set Features");
+	note(c, "attack in place (round %d): controller %u (host NQN %s) has %u I/O queues granted, none connected; I/O queue Connects with its NQN and another host ID",
+	     round + 1, a.cntlid, c->t.hostnqn, granted);
+
+	/* Its NQN, another host ID: its CNTLID, then guesses 1..64. */
+	for (i = 0; i <= 64; i++) {
+		ca = (struct nw_connect_args){
+			.sqsize = 31, .qid = 1, .cntlid = i ? i : a.cntlid,
+			.hostid = xid, .incapsule = true,
+		};
+		if (io_connect(c, &q, &connected, &ca, &st))
+			goto out;
+		if (!st) {
+			if (!hijacked++ || strlen(taken) < 200)
+				snprintf(taken + strlen(taken),
+					 sizeof(taken) - strlen(taken), "%s%u",
+					 hijacked > 1 ? "," : "", ca.cntlid);
+		} else if (!st_is(st, inval)) {
+			if (!nwrong++ || strlen(wrong) < 200)
+				snprintf(wrong + strlen(wrong),
+					 sizeof(wrong) - strlen(wrong),
+					 "%sCNTLID %u: %#x", nwrong > 1 ? ", " : "",
+					 ca.cntlid, st);
+		}
+	}
+	if (hijacked)
+		failf(c, "round %d: %d I/O queue Connect(s) with the victim's host NQN and another host ID were accepted into a controller (CNTLID %s; the victim's is %u)",
+		      round + 1, hijacked, taken, a.cntlid);
+	if (nwrong)
+		failf(c, "round %d: %d Connect(s) with another host ID refused with a status other than %#x: %s",
+		      round + 1, nwrong, inval, wrong);
+
+	/* Another host NQN, the victim's host ID and CNTLID. */
+	ca = (struct nw_connect_args){
+		.sqsize = 31, .qid = 1, .cntlid = a.cntlid, .incapsule = true,
+		.hostnqn = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-0000000a77ac",
+	};
+	if (io_connect(c, &q, &connected, &ca, &st))
+		goto out;
+	if (!st_is(st, inval) &&
+	    !st_is(st, (SC_CONNECT_INVALID_PARAM + 2) | SC_DNR))
+		failf(c, "round %d: I/O Connect from another host NQN to CNTLID %u: status %#x, expected Connect Invalid Parameters or Invalid Host",
+		      round + 1, a.cntlid, st);
+
+	/* The victim itself: its host ID and CNTLID still work. */
+	ca = (struct nw_connect_args){
+		.sqsize = 31, .qid = 1, .cntlid = a.cntlid, .incapsule = true,
+	};
+	if (io_connect(c, &q, &connected, &ca, &st))
+		goto out;
+	CHECK(!st, "round %d: the host's own I/O Connect (its host ID, CNTLID %u) after the attempts: status %#x",
+	      round + 1, a.cntlid, st);
+	nw_rw_sqe(&sqe, NVME_IO_READ, 1, 0, 4096 >> ns.lba_shift);
+	x = (struct nw_xfer){ .sgl = NW_SGL_KEYED, .len = 4096 };
+	EXPECT(&q, &sqe, &x, 0, "READ on the host's own I/O queue");
+
+	/* CNTLIDs of controllers created back to back. */
+	for (nadm = 0; nadm < 8; nadm++) {
+		struct nw_conn_opts ao = { .qid = 0, .hrqsize = 32,
+					   .hsqsize = 31, .nslots = 4,
+					   .data_size = 65536 };
+		struct nw_connect_args aca = { .sqsize = 31, .cntlid = 0xffff };
+		uint32_t res;
+		int rej;
+
+		if (nw_connect(&adm[nadm], &c->t, &ao, &rej)) {
+			failf(c, "admin CM connect %d: %s", nadm, nw_err);
+			goto out;
+		}
+		if (nw_fabrics_connect(&adm[nadm], &c->t, &aca, &st, &res) ||
+		    st) {
+			failf(c, "admin Connect %d: %s", nadm,
+			      st ? "refused" : nw_err);
+			nadm++;
+			goto out;
+		}
+		ids[nadm] = adm[nadm].cntlid;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%s%u", nadm ? " " : "", ids[nadm]);
+	}
+	for (i = 0; i < 8; i++) {
+		if (ids[i] < 1 || ids[i] > 0xffef)
+			failf(c, "round %d: CNTLID %u outside 1..0xffef", round + 1,
+			      ids[i]);
+		for (k = 0; k < i; k++)
+			if (ids[k] == ids[i])
+				failf(c, "round %d: CNTLID %u given to two live controllers",
+				      round + 1, ids[i]);
+		if (i && ids[i] > ids[i - 1] && ids[i] - ids[i - 1] <= 4)
+			small++;
+	}
+	if (small == 7)
+		failf(c, "round %d: the CNTLIDs of 8 controllers created back to back follow each other (%s): the next one is guessable",
+		      round + 1, list);
+	else
+		note(c, "round %d: CNTLIDs of 8 controllers created back to back: %s",
+		     round + 1, list);
+	ret = c->why[0] ? -1 : 0;
+out:
+	for (i = 0; i < nadm; i++)
+		nw_close(&adm[i]);
+	nw_close(&q);
+	nw_close(&a);
+	return ret;
+}
+
+static int sc_hijack(struct ctx *c)
+{
+	return rounds(c, hijack_round);
+}
+
+/* ---- disc-ioq -------------------------------------------------------------------- */
+
+static int disc_ioq_round(struct ctx *c, int round)
+{
+	static const uint16_t deep[] = { 127, 32 };
+	struct nw_queue d = { 0 }, q = { 0 };
+	struct nw_conn_opts iop = { .qid = 1, .hrqsize = 32, .hsqsize = 31,
+				    .nslots = 4, .data_size = 65536 };
+	struct nw_connect_args ca = { .sqsize = 31, .qid = 1,
+				      .subnqn = DISC_NQN, .incapsule = true };
+	struct nvme_sqe sqe;
+	struct nw_xfer x;
+	uint16_t st;
+	uint32_t res;
+	size_t i;
+	int rej, r, ret = -1;
+
+	/* Admin queues deeper than 32 entries: refused in the CM. */
+	for (i = 0; i < sizeof(deep) / sizeof(deep[0]); i++) {
+		struct nw_conn_opts o = { .qid = 0, .hsqsize = deep[i],
+					  .hrqsize = deep[i] + 1, .nslots = 4,
+					  .data_size = 65536 };
+
+		r = nw_connect(&q, &c->t, &o, &rej);
+		if (r == NW_CONN_OK) {
+			failf(c, "round %d: admin queue with hsqsize %u (%u entries) accepted, expected a reject with INVALID_HSQSIZE (%d): admin queues hold 32",
+			      round + 1, deep[i], deep[i] + 1,
+			      RDMA_CM_INVALID_HSQSIZE);
+			nw_close(&q);
+		} else if (r != NW_CONN_REJECTED) {
+			failf(c, "round %d: admin queue with hsqsize %u: %s",
+			      round + 1, deep[i], nw_err);
+		} else if (rej != RDMA_CM_INVALID_HSQSIZE) {
+			failf(c, "round %d: admin queue with hsqsize %u: reject status %d, expected INVALID_HSQSIZE (%d)",
+			      round + 1, deep[i], rej, RDMA_CM_INVALID_HSQSIZE);
+		}
+	}
+
+	/* A discovery controller of 32 entries works. */
+	if (admin_open(c, &d, DISC_NQN, 0, "discovery controller"))
+		goto out;
+	note(c, "attack in place (round %d): discovery controller %u; asking it for an I/O queue",
+	     round + 1, d.cntlid);
+
+	r = nw_connect(&q, &c->t, &iop, &rej);
+	if (r == NW_CONN_REJECTED) {
+		note(c, "round %d: I/O queue CM connect rejected (status %d)",
+		     round + 1, rej);
+	} else if (r != NW_CONN_OK) {
+		failf(c, "round %d: I/O queue CM connect: %s", round + 1, nw_err);
+	} else {
+		ca.cntlid = d.cntlid;
+		TRY(nw_fabrics_connect(&q, &c->t, &ca, &st, &res),
+		    "I/O Connect to the discovery controller");
+		if (!st_is(st, SC_CONNECT_INVALID_PARAM | SC_DNR))
+			failf(c, "round %d: I/O queue 1 Connect to the discovery controller (CNTLID %u): status %#x, expected %#x",
+			      round + 1, d.cntlid, st,
+			      SC_CONNECT_INVALID_PARAM | SC_DNR);
+		nw_close(&q);
+	}
+
+	/* The discovery controller still answers. */
+	nw_sqe_init(&sqe, NVME_ADM_GET_LOG);
+	sqe.cdw10 = htole32(0x70 | 1023u << 16);
+	x = (struct nw_xfer){ .sgl = NW_SGL_KEYED, .len = 4096 };
+	EXPECT(&d, &sqe, &x, 0, "discovery Get Log Page afterwards");
+	ret = c->why[0] ? -1 : 0;
+out:
+	nw_close(&q);
+	nw_close(&d);
+	return ret;
+}
+
+static int sc_disc_ioq(struct ctx *c)
+{
+	return rounds(c, disc_ioq_round);
+}
+
+/* ---- small-defects --------------------------------------------------------------- */
+
+/* Bad Connect data descriptors: each must fail; then the good Connect succeeds. */
+static int bad_then_good_connect(struct ctx *c, struct nw_queue *q,
+				 const struct nw_connect_args *good,
+				 const char *what)
+{
+	struct bc {
+		const char *what;
+		bool type_set;
+		uint8_t type;
+		uint32_t len;	/* 0xffffffff: unchanged */
+	} bad[] = {
+		{ "keyed SGL of length 0", false, 0, 0 },
+		{ "SGL type 0x20", true, 0x20, 0xffffffff },
+		{ "keyed SGL of 512 bytes", false, 0, 512 },
+	};
+	struct nw_connect_args ca;
+	uint16_t st;
+	uint32_t res;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ca = *good;
+		ca.incapsule = false;
+		ca.sgl_type_set = bad[i].type_set;
+		ca.sgl_type = bad[i].type;
+		ca.desc_len_set = bad[i].len != 0xffffffff;
+		ca.desc_len = bad[i].len;
+		if (nw_fabrics_connect(q, &c->t, &ca, &st, &res))
+			return failf(c, "%s Connect with a %s: %s", what,
+				     bad[i].what, nw_err);
+		if (!st)
+			return failf(c, "%s Connect with a %s succeeded", what,
+				     bad[i].what);
+		note(c, "%s Connect with a %s: status %#x", what, bad[i].what,
+		     st);
+	}
+	if (nw_fabrics_connect(q, &c->t, good, &st, &res))
+		return failf(c, "%s Connect after the bad ones: %s", what, nw_err);
+	if (st)
+		return failf(c, "%s Connect after Connects with bad SGLs: status %#x%s",
+			     what, st,
+			     st_is(st, SC_CMD_SEQ_ERROR | SC_DNR) ?
+			     " (Command Sequence Error: a failed Connect left the queue marked as connecting)" : "");
+	return 0;
+}
+
+/* One REQ with initiator depth and responder resources 0. */
+static int rd_zero(struct ctx *c, struct nw_queue *a, struct nw_queue *q,
+		   uint16_t qid, const struct nw_ns *ns)
+{
+	bool io = qid != 0;
+	struct nw_conn_opts o = { .qid = qid, .hrqsize = 32, .hsqsize = 31,
+				  .rd_set = true, .initiator_depth = 0,
+				  .responder_resources = 0 };
+	struct nw_connect_args ca = { .sqsize = 31, .cntlid = 0xffff };
+	const char *what = io ? "I/O queue" : "admin queue";
+	struct nvme_sqe sqe;
+	struct nw_xfer x;
+	uint16_t st;
+	uint32_t res;
+	int rej, r;
+
+	r = nw_connect(q, &c->t, &o, &rej);
+	if (r == NW_CONN_REJECTED) {
+		note(c, "%s: CM REQ with responder resources 0 rejected (status %d)",
+		     what, rej);
+		return 0;
+	}
+	if (r != NW_CONN_OK)
+		return failf(c, "%s: CM REQ with responder resources 0: %s",
+			     what, nw_err);
+	if (io) {
+		ca.qid = qid;
+		ca.cntlid = a->cntlid;
+		ca.incapsule = true;
+	}
+	/* The admin queue's Connect data is read by the target (RDMA READ). */
+	if (nw_fabrics_connect(q, &c->t, &ca, &st, &res))
+		return failf(c, "%s accepted with responder resources 0: Connect (keyed SGL) got no answer: %s",
+			     what, nw_err);
+	if (st)
+		return failf(c, "%s accepted with responder resources 0: Connect status %#x",
+			     what, st);
+	if (!io)
+		return 0;
+	fill_pattern(q->data, 4096, 16);
+	nw_rw_sqe(&sqe, NVME_IO_WRITE, 1, 0, 4096 >> ns->lba_shift);
+	x = (struct nw_xfer){ .sgl = NW_SGL_KEYED, .len = 4096 };
+	return expect_cmd(c, q, &sqe, &x, 0,
+			  "keyed WRITE on an I/O queue accepted with responder resources 0");
+}
+
+static int sc_small_defects(struct ctx *c)
+{
+	struct nw_conn_opts ao = { .qid = 0, .hrqsize = 32, .hsqsize = 31 };
+	struct nw_conn_opts iop = { .qid = 1, .hrqsize = 32, .hsqsize = 31 };
+	struct nw_connect_args aok = { .sqsize = 31, .cntlid = 0xffff };
+	struct nw_connect_args iok = { .sqsize = 31, .qid = 1, .incapsule = true };
+	struct nw_queue a = { 0 }, io = { 0 }, q = { 0 };
+	static const struct { const char *nqn; uint8_t ch; } ctl[] = {
+		{ "nqn.2014-08.org.nvmexpress:uuid:\x01" "abc", 0x01 },
+		{ "nqn.2014-08.org.nvmexpress:uuid:\x1b[2Jabc", 0x1b },
+		{ "nqn.2014-08.org.nvmexpress:uuid:abc\ndef", 0x0a },
+		{ "nqn.2014-08.org.nvmexpress:uuid:abc\x7f", 0x7f },
+	};
+	static const uint64_t lpos[] = { 4096, 8192, 1ull << 32 };
+	struct nvme_sqe sqe;
+	struct nw_xfer x;
+	struct nw_ns ns;
+	uint16_t st;
+	uint32_t res;
+	size_t i;
+	int rej, ret = -1;
+
+	/* (i) Connects that fail before they run do not block the next one. */
+	if (nw_connect(&a, &c->t, &ao, &rej)) {
+		LIBFAIL(c, "admin CM connect");
+		goto out;
+	}
+	if (bad_then_good_connect(c, &a, &aok, "admin")) {
+		/* On with the other defects, on a new controller. */
+		nw_close(&a);
+		if (admin_open(c, &a, NULL, 0, "new controller"))
+			goto out;
+	} else {
+		TRY(nw_enable_ctrl(&a), "enable");
+	}
+	TRY(nw_ns_info(&a, 1, &ns), "Identify Namespace 1");
+	TRY(nw_set_num_queues(&a, 2, NULL), "Set Features");
+	if (nw_connect(&io, &c->t, &iop, &rej)) {
+		LIBFAIL(c, "I/O CM connect");
+		goto out;
+	}
+	iok.cntlid = a.cntlid;
+	if (bad_then_good_connect(c, &io, &iok, "I/O queue")) {
+		nw_close(&io);
+		if (nw_connect(&io, &c->t, &iop, &rej)) {
+			LIBFAIL(c, "I/O CM connect");
+			goto out;
+		}
+		TRY(nw_fabrics_connect(&io, &c->t, &iok, &st, &res),
+		    "I/O Connect on a new queue");
+		CHECK(!st, "I/O Connect on a new queue: status %#x", st);
+	}
+
+	/* (ii) Log Page Offset past the end of the log: Invalid Field. */
+	for (i = 0; i < sizeof(lpos) / sizeof(lpos[0]); i++) {
+		struct nw_done d;
+		char what[96];
+
+		nw_sqe_init(&sqe, NVME_ADM_GET_LOG);
+		sqe.nsid = htole32(0xffffffff);
+		sqe.cdw10 = htole32(0x02 | 127u << 16);	/* SMART, 512 bytes */
+		sqe.cdw12 = htole32((uint32_t)lpos[i]);
+		sqe.cdw13 = htole32((uint32_t)(lpos[i] >> 32));
+		x = (struct nw_xfer){ .sgl = NW_SGL_KEYED, .len = 512 };
+		snprintf(what, sizeof(what),
+			 "Get Log Page SMART (512 bytes) at offset %#llx",
+			 (unsigned long long)lpos[i]);
+		if (nw_exec(&a, &sqe, &x, &d, 10000)) {
+			failf(c, "%s: %s", what, nw_err);
+			goto out;
+		}
+		if ((nw_status(&d) & SC_MASK) != SC_INVALID_FIELD)
+			failf(c, "%s: status %#x, expected Invalid Field (%#x)",
+			      what, nw_status(&d), SC_INVALID_FIELD);
+	}
+	nw_sqe_init(&sqe, NVME_ADM_GET_LOG);
+	sqe.nsid = htole32(0xffffffff);
+	sqe.cdw10 = htole32(0x02 | 63u << 16);
+	sqe.cdw12 = htole32(256);
+	x = (struct nw_xfer){ .sgl = NW_SGL_KEYED, .len = 256 };
+	EXPECT(&a, &sqe, &x, 0, "Get Log Page SMART, 256 bytes at offset 256");
+
+	/* (iii) Flush of every namespace. */
+	nw_sqe_init(&sqe, NVME_IO_FLUSH);
+	sqe.nsid = htole32(0xffffffff);
+	EXPECT(&io, &sqe, NULL, 0, "Flush with NSID 0xffffffff");
+
+	/* (iv) Host NQNs with control characters. */
+	if (nw_connect(&q, &c->t, &ao, &rej)) {
+		LIBFAIL(c, "admin CM connect");
+		goto out;
+	}
+	for (i = 0; i < sizeof(ctl) / sizeof(ctl[0]); i++) {
+		struct nw_connect_args ca = aok;
+
+		ca.hostnqn = ctl[i].nqn;
+		TRY(nw_fabrics_connect(&q, &c->t, &ca, &st, &res),
+		    "Connect with a control character in the host NQN");
+		if (!st_is(st, SC_CONNECT_INVALID_PARAM | SC_DNR)) {
+			failf(c, "admin Connect with control character %#04x in the host NQN: status %#x, expected %#x",
+			      ctl[i].ch, st, SC_CONNECT_INVALID_PARAM | SC_DNR);
+			if (!st)
+				break;	/* connected: no more Connects here */
+		}
+	}
+	nw_close(&q);
+
+	/* (v) Responder resources 0 in the CM REQ: rejected, or it works. */
+	rd_zero(c, &a, &q, 0, &ns);
+	nw_close(&q);
+	rd_zero(c, &a, &q, 2, &ns);
+	nw_close(&q);
+	if (check_proto(c, &a, "admin queue") ||
+	    check_proto(c, &io, "I/O queue"))
+		goto out;
+	ret = c->why[0] ? -1 : 0;
+out:
+	nw_close(&q);
+	nw_close(&io);
+	nw_close(&a);
+	if (!ret)
+		ret = healthy(c, "after the small defects");
+	return ret;
+}
+
 /* ---- runner ---------------------------------------------------------------------- */
 
 static const struct scenario {
 	const char *name;
 	int (*fn)(struct ctx *c);
 	const char *help;
+	bool by_name;		/* not part of "all" */
 } scenarios[] = {
 	{ "qdepth-1024", sc_qdepth,
-	  "I/O queue of 1024 entries, 1024 READs outstanding, WRITE+READ verify" },
+	  "I/O queue of 1024 entries, 1024 READs outstanding, WRITE+READ verify", false },
 	{ "cm-reject", sc_cm_reject,
-	  "CM connects with bad private data are rejected with the right sts" },
+	  "CM connects with bad private data are rejected with the right sts", false },
 	{ "cmd-before-connect", sc_cmd_before_connect,
-	  "commands before Fabrics Connect get Command Sequence Error" },
+	  "commands before Fabrics Connect get Command Sequence Error", false },
 	{ "connect-bad", sc_connect_bad,
-	  "Fabrics Connect with bad NQNs, format, sizes, cntlid; double Connect" },
+	  "Fabrics Connect with bad NQNs, format, sizes, cntlid; double Connect", false },
 	{ "sgl-bad", sc_sgl_bad,
-	  "invalid SGL types, keyed and in-capsule lengths/offsets, PSDT, fused" },
+	  "invalid SGL types, keyed and in-capsule lengths/offsets, PSDT, fused", false },
 	{ "io-bad", sc_io_bad,
-	  "bad nsid, LBA range, opcodes, log page" },
+	  "bad nsid, LBA range, opcodes, log page", false },
 	{ "short-capsule", sc_short_capsule,
-	  "capsules shorter than 64 bytes (or beyond the receive buffer) drop the queue" },
+	  "capsules shorter than 64 bytes (or beyond the receive buffer) drop the queue", false },
 	{ "abrupt", sc_abrupt,
-	  "destroy the QP with 64 transfers in flight, 5 times" },
+	  "destroy the QP with 64 transfers in flight, 5 times", false },
 	{ "too-many", sc_too_many,
-	  "more commands than the receive depth, without waiting" },
+	  "more commands than the receive depth, without waiting", false },
 	{ "silent-peer", sc_silent_peer,
-	  "(extra) host QP vanishes mid-transfer without a DREQ: the target drops the queue" },
+	  "(extra) host QP vanishes mid-transfer without a DREQ: the target drops the queue", false },
 	{ "bad-rkey", sc_bad_rkey,
-	  "(extra) a keyed SGL with an unregistered key: the target drops the queue" },
+	  "(extra) a keyed SGL with an unregistered key: the target drops the queue", false },
 	{ "kato", sc_kato,
-	  "(extra) Keep Alive keeps a KATO 1000 controller; silence ends it" },
+	  "(extra) Keep Alive keeps a KATO 1000 controller; silence ends it", false },
+	{ "rnr-discovery", sc_rnr_disc,
+	  "(by name) discovery admin queue(s), no receives, 1 MiB log reads: dropped within 30 s",
+	  true },
+	{ "rnr-io", sc_rnr_io,
+	  "(by name) I/O queue(s), no receives, 1 MiB READs filling them: dropped within 30 s",
+	  true },
+	{ "cm-flood", sc_cm_flood,
+	  "(by name) 200 CM connects without Connect: at most --max-pending held, the rest NO_RSC, all dropped",
+	  true },
+	{ "hijack", sc_hijack,
+	  "(by name) I/O Connects with a victim's NQN, another host ID and guessed CNTLIDs; CNTLID order",
+	  true },
+	{ "disc-ioq", sc_disc_ioq,
+	  "(by name) the discovery controller takes no I/O queue; admin queues hold at most 32",
+	  true },
+	{ "small-defects", sc_small_defects,
+	  "(by name) Connect retry after a bad SGL, LPO past the end, Flush NSID ~0, control characters, responder resources 0",
+	  true },
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -1510,7 +2406,8 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f,
-		"usage: nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn NQN] [-t SECS] [-v] [--no-mw]\n"
+		"usage: nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn NQN] [--src ADDR] [-t SECS] [-v]\n"
+		"                 [--no-mw] [--duration SECS] [--max-pending N] [--queues N]\n"
 		"                 SCENARIO...|all\n"
 		"       nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn NQN] fuzz --seed S [--count N]\n"
 		"                 [--time SECS] [--depth D] [--cmd-timeout MS] [--keep-going] [--trace]\n"
@@ -1573,9 +2470,13 @@ int main(int argc, char **argv)
 		{ "keep-going", no_argument, NULL, 'K' },
 		{ "trace", no_argument, NULL, 'R' },
 		{ "known", required_argument, NULL, 'k' },
+		{ "src", required_argument, NULL, 'A' },
+		{ "duration", required_argument, NULL, 'U' },
+		{ "max-pending", required_argument, NULL, 'P' },
+		{ "queues", required_argument, NULL, 'Q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ctx c = { 0 };
+	struct ctx c = { .max_pending = 16, .queues = 1 };
 	struct nw_fuzz_opts fo = {
 		.depth = 8, .cmd_timeout_ms = 15000,
 	};
@@ -1588,6 +2489,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGALRM, on_alarm);
+	signal(SIGUSR1, on_usr1);
 	while ((opt = getopt_long(argc, argv, "a:s:n:t:lvh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'a': c.t.addr = optarg; break;
@@ -1629,6 +2531,22 @@ int main(int argc, char **argv)
 		case 'K': fo.keep_going = true; break;
 		case 'R': fo.trace++; break;
 		case 'k': fo.known = optarg; break;
+		case 'A': c.t.src = optarg; break;
+		case 'U':
+			if (!parse_u64(optarg, &v) || v > 3600)
+				goto bad_number;
+			c.duration_s = (unsigned int)v;
+			break;
+		case 'P':
+			if (!parse_u64(optarg, &v) || v > 100000)
+				goto bad_number;
+			c.max_pending = (int)v;
+			break;
+		case 'Q':
+			if (!parse_u64(optarg, &v) || !v || v > MAX_ATTACK_QUEUES)
+				goto bad_number;
+			c.queues = (int)v;
+			break;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -1688,7 +2606,8 @@ int main(int argc, char **argv)
 		bool all = !strcmp(argv[i], "all"), found = false;
 
 		for (k = 0; k < NSCEN; k++) {
-			if (all || !strcmp(argv[i], scenarios[k].name)) {
+			if ((all && !scenarios[k].by_name) ||
+			    !strcmp(argv[i], scenarios[k].name)) {
 				failed += run(&c, &scenarios[k]);
 				found = true;
 			}

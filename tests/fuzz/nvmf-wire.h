@@ -165,6 +165,8 @@ struct nw_target {
 	const char *subnqn;
 	const char *hostnqn;
 	uint8_t hostid[16];
+	/* Source address to connect from (a second local IP); NULL: any. */
+	const char *src;
 };
 
 struct nw_slot;
@@ -183,7 +185,13 @@ struct nw_queue {
 	uint16_t cntlid;	/* from the admin queue's Connect */
 	uint16_t crqsize;	/* from the CM accept */
 	int nslots;		/* commands we may have outstanding */
-	int nrecv;		/* receives posted for responses */
+	int nrecv;		/* receive buffers (capacity) */
+	int recv_posted;	/* receives posted and not yet completed */
+	/*
+	 * Do not post a receive again once its response arrived: the peer
+	 * runs out of them and its SENDs meet receiver-not-ready.
+	 */
+	bool no_repost;
 	int max_send_wr;
 	int sq_used;		/* send WRs posted and not completed */
 
@@ -242,6 +250,19 @@ struct nw_conn_opts {
 	int nslots;		/* default hsqsize + 1 */
 	size_t data_size;	/* default 2 MiB + 64 KiB */
 	int timeout_ms;		/* default 10000 */
+	/* Post only recv_count receives at first (0 allowed), not nslots + 1. */
+	bool recv_count_set;
+	int recv_count;
+	/* Never post a receive again (sets nw_queue.no_repost). */
+	bool no_repost;
+	/*
+	 * The CM REQ's initiator depth and responder resources, instead of 0
+	 * and the device's max_qp_rd_atom (at most 16).  Our responder
+	 * resources are the RDMA READs the target may have in flight to us.
+	 */
+	bool rd_set;
+	uint8_t initiator_depth;
+	uint8_t responder_resources;
 };
 
 enum nw_conn_result {
@@ -335,7 +356,16 @@ struct nw_connect_args {
 	uint32_t kato;
 	const char *subnqn;	/* NULL: the target's */
 	const char *hostnqn;	/* NULL: the target's */
+	const uint8_t *hostid;	/* 16 bytes; NULL: the target's */
 	bool incapsule;
+	/*
+	 * Describe the 1024 bytes of data with this SGL type (keyed layout,
+	 * the data MR's key) instead of 0x40 / 0x01, or with this length.
+	 */
+	bool sgl_type_set;
+	uint8_t sgl_type;
+	bool desc_len_set;
+	uint32_t desc_len;
 	/* Fill the NQN fields with non-NUL bytes up to 256. */
 	bool unterminated_subnqn;
 	bool unterminated_hostnqn;

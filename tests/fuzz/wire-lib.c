@@ -214,6 +214,8 @@ static int post_recv(struct nw_queue *q, int idx)
 
 	if (ret)
 		set_err("ibv_post_recv: %s", strerror(ret));
+	else
+		q->recv_posted++;
 	return ret;
 }
 
@@ -264,6 +266,8 @@ static void handle_wc(struct nw_queue *q, const struct ibv_wc *wc)
 	struct nw_slot *s;
 	uint16_t cid;
 
+	if (kind == WR_RECV)
+		q->recv_posted--;
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (wc->status == IBV_WC_WR_FLUSH_ERR) {
 			q->flushed++;
@@ -308,7 +312,7 @@ static void handle_wc(struct nw_queue *q, const struct ibv_wc *wc)
 	d.invalidated = wc->wc_flags & (IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK);
 	d.inv_rkey = d.invalidated ? wc->invalidated_rkey : 0;
 	d.sgl_type = 0xff;
-	if (!q->disconnected && post_recv(q, idx))
+	if (!q->disconnected && !q->no_repost && post_recv(q, idx))
 		q->wc_errors++;
 	if (wc->byte_len != sizeof(struct nvme_cqe))
 		proto_err(q, "response capsule of %u bytes (expected 16)",
@@ -932,6 +936,7 @@ int nw_connect(struct nw_queue *q, const struct nw_target *t,
 	       const struct nw_conn_opts *o, int *rej_sts)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	struct addrinfo *src = NULL;
 	struct nvme_rdma_cm_req req = { 0 };
 	struct rdma_conn_param param = { 0 };
 	struct ibv_qp_init_attr qa = { 0 };
@@ -968,12 +973,29 @@ int nw_connect(struct nw_queue *q, const struct nw_target *t,
 			gai_strerror(ret));
 		goto fail;
 	}
-	if (rdma_resolve_addr(q->id, NULL, ai->ai_addr, timeout)) {
-		set_err("rdma_resolve_addr: %s", strerror(errno));
+	if (t->src) {
+		struct addrinfo sh = { .ai_socktype = SOCK_STREAM,
+				       .ai_family = ai->ai_family,
+				       .ai_flags = AI_NUMERICHOST };
+
+		ret = getaddrinfo(t->src, NULL, &sh, &src);
+		if (ret) {
+			set_err("source address %s: %s", t->src,
+				gai_strerror(ret));
+			goto fail;
+		}
+	}
+	if (rdma_resolve_addr(q->id, src ? src->ai_addr : NULL, ai->ai_addr,
+			      timeout)) {
+		set_err("rdma_resolve_addr%s%s: %s", src ? " from " : "",
+			src ? t->src : "", strerror(errno));
 		goto fail;
 	}
 	freeaddrinfo(ai);
 	ai = NULL;
+	if (src)
+		freeaddrinfo(src);
+	src = NULL;
 	if (expect_cm_event(q, RDMA_CM_EVENT_ADDR_RESOLVED, timeout))
 		goto fail;
 	if (rdma_resolve_route(q->id, timeout)) {
@@ -1044,9 +1066,19 @@ int nw_connect(struct nw_queue *q, const struct nw_target *t,
 		goto fail;
 	}
 	q->qp = q->id->qp;
-	for (i = 0; i < q->nrecv; i++)
-		if (post_recv(q, i))
+	q->no_repost = o->no_repost;
+	{
+		int n = o->recv_count_set ? o->recv_count : q->nrecv;
+
+		if (n < 0 || n > q->nrecv) {
+			set_err("%d receives asked for, the queue has %d buffers",
+				n, q->nrecv);
 			goto fail;
+		}
+		for (i = 0; i < n; i++)
+			if (post_recv(q, i))
+				goto fail;
+	}
 
 	if (o->pdata_raw) {
 		param.private_data = o->pdata;
@@ -1062,6 +1094,10 @@ int nw_connect(struct nw_queue *q, const struct nw_target *t,
 	param.responder_resources = da.max_qp_rd_atom < 16 ?
 				    da.max_qp_rd_atom : 16;
 	param.initiator_depth = 0;
+	if (o->rd_set) {
+		param.responder_resources = o->responder_resources;
+		param.initiator_depth = o->initiator_depth;
+	}
 	param.flow_control = 1;
 	param.retry_count = nw_retry_count;
 	param.rnr_retry_count = 7;
@@ -1109,6 +1145,8 @@ int nw_connect(struct nw_queue *q, const struct nw_target *t,
 fail:
 	if (ai)
 		freeaddrinfo(ai);
+	if (src)
+		freeaddrinfo(src);
 	{
 		char keep[sizeof(nw_err)];
 
@@ -1141,7 +1179,8 @@ int nw_fabrics_connect(struct nw_queue *q, const struct nw_target *t,
 	struct nw_done d;
 
 	memset(cd, 0, sizeof(*cd));
-	memcpy(cd->hostid, t->hostid, sizeof(cd->hostid));
+	memcpy(cd->hostid, a->hostid ? a->hostid : t->hostid,
+	       sizeof(cd->hostid));
 	cd->cntlid = htole16(a->cntlid);
 	if (a->unterminated_subnqn)
 		memset(cd->subsysnqn, 'n', sizeof(cd->subsysnqn));
@@ -1155,6 +1194,16 @@ int nw_fabrics_connect(struct nw_queue *q, const struct nw_target *t,
 			 a->hostnqn ? a->hostnqn : t->hostnqn);
 
 	nw_sqe_init(&sqe, NVME_OPC_FABRICS);
+	if (a->desc_len_set) {
+		x.desc_len_set = true;
+		x.desc_len = a->desc_len;
+	}
+	if (a->sgl_type_set) {
+		nw_sgl_keyed(&sqe, a->sgl_type, (uintptr_t)(q->data + off),
+			     a->desc_len_set ? a->desc_len : sizeof(*cd),
+			     q->dmr->rkey);
+		x.sgl = NW_SGL_RAW;
+	}
 	((uint8_t *)&sqe)[4] = NVMF_FCTYPE_CONNECT;
 	sqe.cdw10 = htole32(a->recfmt | (uint32_t)a->qid << 16);
 	sqe.cdw11 = htole32(a->sqsize);

@@ -25,7 +25,7 @@ if ! make -C "$dir" KVER="$kver" KDIR="$kdir" module > "$dir/build.log" 2>&1; th
 	tail -n 30 "$dir/build.log" >&2
 	exit 1
 fi
-if grep -E 'warning:|error:' "$dir/build.log" >&2; then
+if grep -E 'warning:|WARNING:|error:' "$dir/build.log" >&2; then
 	exit 1
 fi
 echo "$dir/purlin.ko"

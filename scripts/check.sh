@@ -63,7 +63,8 @@ esac
 
 echo "== build"
 if make --no-print-directory module > "$logdir/module.log" 2>&1; then
-	if grep -E 'warning:|error:' "$logdir/module.log"; then
+	# modpost says WARNING: (upper case), the compiler warning:
+	if grep -E 'warning:|WARNING:|error:' "$logdir/module.log"; then
 		result FAIL build-module "warnings with W=1 (see $logdir/module.log)"
 	else
 		result PASS build-module
@@ -83,7 +84,16 @@ fi
 echo "== unit tests (cmocka, TAP)"
 make --no-print-directory -s -C tests/unit check > "$logdir/unit.tap" 2>&1
 urc=$?
-grep -E '^(not )?ok ' "$logdir/unit.tap" | sed -E 's/^ok [0-9]+ - /PASS unit: /; s/^not ok [0-9]+ - /FAIL unit: /' > "$logdir/unit.txt"
+# A failure message without a trailing newline puts "not ok" mid-line:
+# find results anywhere on a line, and count a plan's missing results
+# (each binary's "1..N") as failures.
+grep -oE '(^ok|not ok) [0-9]+ - [^ ]+' "$logdir/unit.tap" |
+	sed -E 's/^ok [0-9]+ - /PASS unit: /; s/^not ok [0-9]+ - /FAIL unit: /' > "$logdir/unit.txt"
+planned=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$logdir/unit.tap" | awk '{ n += $1 } END { print n + 0 }')
+got=$(wc -l < "$logdir/unit.txt")
+if [ "$got" -lt "$planned" ]; then
+	echo "FAIL unit: $((planned - got)) of $planned planned results missing from the TAP output" >> "$logdir/unit.txt"
+fi
 cat "$logdir/unit.txt" | grep -v '^PASS' || true
 count_lines "$logdir/unit.txt"
 echo "unit: $(grep -c '^PASS' "$logdir/unit.txt") passed"

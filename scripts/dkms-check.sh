@@ -70,7 +70,7 @@ describe_ko() {
 
 # first_problem LOG: the first compiler error or warning in a build log.
 first_problem() {
-	grep -m1 -E 'error:|warning:|undefined!' "$1" | sed 's/^[[:space:]]*//'
+	grep -m1 -E 'error:|warning:|WARNING:|undefined!' "$1" | sed 's/^[[:space:]]*//'
 }
 
 mkdir -p "$out"
@@ -142,8 +142,8 @@ else
 		# (a) the module with W=1, as `make module` builds it
 		make -k -C /purlin/src KVER="$k" -j"$(nproc)" module > $L/module.log 2>&1
 		rc=$?
-		n=$(grep -cE 'error:|warning:|undefined!' $L/module.log)
-		grep -E 'error:|warning:|undefined!' $L/module.log | sed 's/^/    /' | head -n 20
+		n=$(grep -cE 'error:|warning:|WARNING:|undefined!' $L/module.log)
+		grep -E 'error:|warning:|WARNING:|undefined!' $L/module.log | sed 's/^/    /' | head -n 20
 		if [ $rc -ne 0 ]; then
 			res FAIL build-module-W1 "build failed ($n errors/warnings), first: $(first_problem $L/module.log)"
 		elif [ "$n" -ne 0 ]; then
@@ -179,7 +179,7 @@ else
 		ko=$(ls /lib/modules/"$k"/updates/dkms/purlin.ko* 2>/dev/null | head -n 1)
 		if ! echo "$st" | grep -q ': installed'; then
 			why=${st:-not added}
-			[ -f $L/dkms-make.log ] && grep -E 'error:|warning:' $L/dkms-make.log | sed 's/^/    /' | head -n 20
+			[ -f $L/dkms-make.log ] && grep -E 'error:|warning:|WARNING:' $L/dkms-make.log | sed 's/^/    /' | head -n 20
 			[ -f $L/dkms-make.log ] && why="$why; first: $(first_problem $L/dkms-make.log)"
 			res FAIL dkms-autoinstall "not installed for $k ($why)"
 		elif [ -z "$ko" ]; then
@@ -246,7 +246,7 @@ host_dkms() {
 	if [ $rc -ne 0 ] || ! echo "$st" | grep -q ': installed'; then
 		why="dkms failed (exit $rc, see $(rel "$log"))"
 		if [ -f "$mlog" ] && [ -n "$(first_problem "$mlog")" ]; then
-			grep -E 'error:|warning:' "$mlog" | sed 's/^/    /' | head -n 20
+			grep -E 'error:|warning:|WARNING:' "$mlog" | sed 's/^/    /' | head -n 20
 			why="$why; first: $(first_problem "$mlog")"
 		fi
 		result FAIL "$name" "$why"

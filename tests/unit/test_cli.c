@@ -479,6 +479,54 @@ static void test_save_stdout_and_file(void **state)
 	free(file);
 }
 
+/* A scratch root never reaches the real target's files or modules. */
+static void test_root_and_dry_run_change_nothing(void **state)
+{
+	char *file, *text;
+
+	(void)state;
+	build_small_config();
+	/* The default file belongs to the real target: name one with --root. */
+	assert_int_equal(run_cli("save"), PL_EXIT_USAGE);
+	assert_has(cli_err, "with --root, name the file");
+	assert_has(cli_err, "/etc/purlin/config.json");
+	assert_int_equal(run_cli("restore"), PL_EXIT_USAGE);
+	assert_has(cli_err, "with --root, name the file");
+	assert_int_equal(run_cli("restore if-present"), PL_EXIT_USAGE);
+	/* A dry run's save writes no file; it shows what the file would hold. */
+	file = scratch_file("dry.json", "");
+	assert_int_equal(unlink(file), 0);
+	assert_ok("-n save %s", file);
+	assert_int_equal(access(file, F_OK), -1);
+	assert_has(cli_err, "dry run: ");
+	assert_has(cli_err, "not written");
+	assert_has(cli_out, "\"nqn\": \"" H1 "\"");
+	/* ...and an existing file keeps its contents. */
+	free(file);
+	file = scratch_file("keep.json", "unchanged\n");
+	assert_ok("-n save %s", file);
+	text = slurp(file);
+	assert_string_equal(text, "unchanged\n");
+	free(text);
+	free(file);
+}
+
+/* Without --root, a dry run loads no module and mounts nothing. */
+static void test_dry_run_loads_nothing(void **state)
+{
+	int rc;
+
+	(void)state;
+	rc = run_cli_raw("-n --target purlin subsys list");
+	if (access("/sys/kernel/config/purlin", F_OK)) {
+		/* Not loaded here: the dry run says so instead of modprobe. */
+		assert_int_equal(rc, PL_EXIT_FAIL);
+		assert_has(cli_err, "dry run: not loading purlin");
+	} else {
+		assert_int_equal(rc, 0);
+	}
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, root_setup, root_teardown)
@@ -500,6 +548,8 @@ int main(void)
 		T(test_add_rolls_back),
 		T(test_missing_attribute),
 		T(test_save_stdout_and_file),
+		T(test_root_and_dry_run_change_nothing),
+		T(test_dry_run_loads_nothing),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

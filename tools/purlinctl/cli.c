@@ -187,7 +187,7 @@ int pl_main(int argc, char **argv)
 
 int pl_open(struct pl_ctx *ctx, struct pl_node **live)
 {
-	int ret = pl_target_open(ctx->target, ctx->root);
+	int ret = pl_target_open(ctx->target, ctx->root, ctx->dry_run);
 
 	if (!ret)
 		ret = pl_scan(live);

@@ -22,16 +22,37 @@ static int run_whole(struct pl_ctx *ctx, struct pl_plan *plan, const char *cmd)
 	return ret;
 }
 
+/*
+ * The default file is the real target's boot configuration: a command on
+ * another root (--root) must name its file, so a scratch run never
+ * replaces what purlin.service restores.
+ */
+static int default_file(struct pl_ctx *ctx, const char *cmd, const char **file)
+{
+	if (ctx->root)
+		return pl_usage_error(cmd, "with --root, name the file: %s is the boot configuration of the real target",
+				      PL_DEFAULT_CONFIG);
+	*file = PL_DEFAULT_CONFIG;
+	return 0;
+}
+
 static int save_run(struct pl_ctx *ctx, int argc, char **argv)
 {
-	const char *file = argc ? argv[0] : PL_DEFAULT_CONFIG;
+	const char *file = argc ? argv[0] : NULL;
 	struct pl_node *live;
 	int ret;
 
 	if (argc > 1)
 		return pl_usage_error("save", "unexpected argument '%s'", argv[1]);
+	if (!file && (ret = default_file(ctx, "save", &file)))
+		return ret;
 	if (pl_open(ctx, &live))
 		return PL_EXIT_FAIL;
+	/* A dry run writes nothing: it shows what the file would hold. */
+	if (ctx->dry_run && strcmp(file, "-")) {
+		pl_err("dry run: %s not written; it would hold:", file);
+		file = "-";
+	}
 	ret = pl_conf_save(live, file);
 	pl_node_free(live);
 	return ret ? PL_EXIT_FAIL : PL_EXIT_OK;
@@ -42,9 +63,10 @@ struct restore_args {
 	bool if_present;
 };
 
-static int restore_parse(int argc, char **argv, struct restore_args *args)
+static int restore_parse(struct pl_ctx *ctx, int argc, char **argv,
+			 struct restore_args *args)
 {
-	args->file = PL_DEFAULT_CONFIG;
+	args->file = NULL;
 	args->if_present = false;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "if-present"))
@@ -54,7 +76,7 @@ static int restore_parse(int argc, char **argv, struct restore_args *args)
 		else
 			return pl_usage_error("restore", "unexpected argument '%s'", argv[i]);
 	}
-	return 0;
+	return args->file ? 0 : default_file(ctx, "restore", &args->file);
 }
 
 /* With if-present and no file, only make sure the target is loaded. */
@@ -76,7 +98,7 @@ static int restore_run(struct pl_ctx *ctx, int argc, char **argv)
 	struct pl_node *want = NULL, *live = NULL;
 	const char *source;
 	struct stat st;
-	int ret = restore_parse(argc, argv, &args);
+	int ret = restore_parse(ctx, argc, argv, &args);
 
 	if (ret)
 		return ret;

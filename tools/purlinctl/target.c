@@ -107,7 +107,8 @@ static void load_target(const struct target_def *def, const char *dir)
 		pl_err_obj(PL_CONFIGFS, "mount configfs", -ret);
 }
 
-int pl_target_open(const char *name, const char *root)
+/* dry_run: a missing target is an error; nothing is loaded or mounted. */
+int pl_target_open(const char *name, const char *root, bool dry_run)
 {
 	const struct target_def *def = find_target(name);
 	char *dir;
@@ -122,6 +123,11 @@ int pl_target_open(const char *name, const char *root)
 	if (!def)
 		return -EINVAL;
 	dir = xasprintf("%s/%s", PL_CONFIGFS, def->name);
+	if (access(dir, F_OK) && dry_run) {
+		pl_err("%s not found (dry run: not loading %s)", dir, def->modules[0]);
+		free(dir);
+		return -ENOENT;
+	}
 	if (access(dir, F_OK))
 		load_target(def, dir);
 	ret = cfs_set_root(dir);

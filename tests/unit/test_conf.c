@@ -2,6 +2,7 @@
 /*
  * JSON configuration: parse, emit, round trips and bad documents.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,8 +199,15 @@ static const struct bad_doc bad_docs[] = {
 	  "must be a string", false },
 	{ "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", \"attr\": {\"Bad\": \"1\"}}]}",
 	  "not a valid attribute name", false },
-	{ "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", \"namespaces\": [{\"nsid\": \"1\"}]}]}",
+	{ "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", \"namespaces\": [{\"nsid\": \"x1\"}]}]}",
 	  "'nsid' must be an integer", false },
+	{ "{\"ports\": [{\"portid\": \"-1\"}]}", "'portid' must be an integer", false },
+	{ "{\"ports\": [{\"portid\": \"\"}]}", "'portid' must be an integer", false },
+	/* nvmetcli (Python's json) refuses these too */
+	{ "{\"hosts\": [],}", "trailing commas are not JSON", false },
+	{ "{\"hosts\": [{\"nqn\": \"nqn.2024-01.io.example:h\"},]}", "trailing commas are not JSON",
+	  false },
+	{ "{\"hosts\": [nul]}", "strings take double quotes", false },
 	{ "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", \"namespaces\": [{\"nsid\": 1, \"enable\": \"1\"}]}]}",
 	  "'enable' must be an integer", false },
 	{ "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", \"allowed_hosts\": [1]}]}",
@@ -268,13 +276,62 @@ static void test_bad_documents(void **state)
 	}
 }
 
+/* Forget what earlier tests of the group reported. */
+static void reset_errors(void)
+{
+	rewind(pl_errs);
+	fflush(pl_errs);
+	if (errs)
+		errs[0] = '\0';
+}
+
 static void test_syntax_error_line(void **state)
 {
 	struct pl_node *root = NULL;
 
 	(void)state;
+	reset_errors();
 	assert_int_not_equal(pl_conf_parse("{\n\"hosts\": [\n  {,}\n]}", "f.json", &root), 0);
-	assert_non_null(strstr(errors(), "f.json: line 3"));
+	assert_non_null(strstr(errors(), "f.json: line 3, column 4 (at ','): invalid JSON: an object key must be a string in double quotes"));
+}
+
+/* Numbers as JSON numbers or decimal strings, for ids as for attributes. */
+static void test_numbers_either_way(void **state)
+{
+	const char *doc = "{\"ports\": [{\"portid\": \"7\", \"addr\": {\"trsvcid\": 4420}}], "
+			  "\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", "
+			  "\"namespaces\": [{\"nsid\": \"3\"}]}]}";
+	struct pl_node *root = NULL;
+
+	(void)state;
+	assert_int_equal(pl_conf_parse(doc, "n.json", &root), 0);
+	assert_non_null(pl_find(root, PL_PORT, "7"));
+	assert_string_equal(pl_get(pl_find(root, PL_PORT, "7"), "addr_trsvcid"), "4420");
+	assert_non_null(pl_find(pl_find(root, PL_SUBSYS, "nqn.2024-01.io.example:s"), PL_NS, "3"));
+	pl_node_free(root);
+}
+
+/* A problem at the document's top level names no empty path. */
+static void test_top_level_error_path(void **state)
+{
+	struct pl_node *root = NULL;
+
+	(void)state;
+	reset_errors();
+	assert_int_not_equal(pl_conf_parse("{\"hosts\": {}}", "t.json", &root), 0);
+	assert_non_null(strstr(errors(), "purlinctl: t.json: 'hosts' must be an array"));
+	assert_null(strstr(errors(), ": :"));
+}
+
+/* A directory is said to be one, not an I/O error. */
+static void test_directory_is_not_a_file(void **state)
+{
+	struct pl_node *root = NULL;
+
+	(void)state;
+	reset_errors();
+	assert_int_equal(pl_conf_load("/", &root), -EISDIR);
+	assert_non_null(strstr(errors(), "/: is a directory, not a configuration file"));
 }
 
 /* Links may name objects that already exist on the target. */
@@ -328,6 +385,9 @@ int main(void)
 		cmocka_unit_test(test_empty_and_minimal),
 		cmocka_unit_test(test_bad_documents),
 		cmocka_unit_test(test_syntax_error_line),
+		cmocka_unit_test(test_numbers_either_way),
+		cmocka_unit_test(test_top_level_error_path),
+		cmocka_unit_test(test_directory_is_not_a_file),
 		cmocka_unit_test(test_links_to_live_objects),
 		cmocka_unit_test(test_save_file),
 	};

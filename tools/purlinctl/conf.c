@@ -21,7 +21,10 @@ struct parse_ctx {
 static int parse_err(const struct parse_ctx *ctx, const char *where, const char *fmt,
 		     const char *arg)
 {
-	fprintf(pl_errs, "purlinctl: %s: %s: ", ctx->source, where);
+	if (*where)
+		fprintf(pl_errs, "purlinctl: %s: %s: ", ctx->source, where);
+	else
+		fprintf(pl_errs, "purlinctl: %s: ", ctx->source);
 	fprintf(pl_errs, fmt, arg);
 	fputc('\n', pl_errs);
 	return -EINVAL;
@@ -184,6 +187,13 @@ static char *parse_id(const struct parse_ctx *ctx, enum pl_type type, struct jso
 		return NULL;
 	}
 	id = scalar_string(val, !spec->numeric_id, spec->numeric_id);
+	/* Numbers may also be written as decimal strings, as for attributes. */
+	if (!id && spec->numeric_id && json_object_is_type(val, json_type_string)) {
+		const char *s = json_object_get_string(val);
+
+		if (*s && strspn(s, "0123456789") == strlen(s) && strlen(s) <= 10)
+			id = xstrdup(s);
+	}
 	if (!id)
 		parse_err(ctx, where, spec->numeric_id ? "'%s' must be an integer" :
 			  "'%s' must be a string", spec->json_id);
@@ -221,15 +231,72 @@ static int parse_node(const struct parse_ctx *ctx, enum pl_type type, struct jso
 	return ret;
 }
 
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * What went wrong, in words about the document rather than the parser's;
+ * at is the character the parser stopped at, prev the last non-blank one
+ * before it.
+ */
+static const char *syntax_why(enum json_tokener_error err, char at, char prev)
+{
+	if (prev == ',' && (at == '}' || at == ']'))
+		return "a comma before a closing bracket (trailing commas are not JSON)";
+	switch (err) {
+	case json_tokener_continue:
+	case json_tokener_error_parse_eof:
+		return "the document ends before it is complete";
+	case json_tokener_error_parse_null:
+	case json_tokener_error_parse_boolean:
+	case json_tokener_error_parse_number:
+		return "a word that is not a number, true, false or null (strings take double quotes)";
+	case json_tokener_error_parse_array:
+		return "an array needs ',' between its values and a closing ']'";
+	case json_tokener_error_parse_object_key_name:
+		return "an object key must be a string in double quotes";
+	case json_tokener_error_parse_object_key_sep:
+		return "':' missing after an object key";
+	case json_tokener_error_parse_object_value_sep:
+		return "',' or '}' missing after an object value";
+	case json_tokener_error_parse_string:
+		return "a bad string (control character or escape)";
+	case json_tokener_error_parse_utf8_string:
+		return "a string that is not UTF-8";
+	case json_tokener_error_depth:
+		return "nested too deeply";
+	default:
+		return "a character that cannot stand here";
+	}
+}
+
 static void report_syntax(const char *source, const char *text, struct json_tokener *tok)
 {
-	size_t off = json_tokener_get_parse_end(tok);
-	unsigned int line = 1;
+	size_t off = json_tokener_get_parse_end(tok), len = strlen(text);
+	unsigned int line = 1, col = 1;
+	char at, prev = '\0';
 
-	for (size_t i = 0; i < off && text[i]; i++)
-		line += text[i] == '\n';
-	pl_err("%s: line %u: invalid JSON: %s", source, line,
-	       json_tokener_error_desc(json_tokener_get_error(tok)));
+	if (off > len)
+		off = len;
+	for (size_t i = 0; i < off; i++) {
+		if (!strchr(" \t\r\n", text[i]))
+			prev = text[i];
+		if (text[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	at = text[off];
+	if (at > 0x20 && at < 0x7f)
+		pl_err("%s: line %u, column %u (at '%c'): invalid JSON: %s", source, line, col, at,
+		       syntax_why(json_tokener_get_error(tok), at, prev));
+	else
+		pl_err("%s: line %u, column %u: invalid JSON: %s", source, line, col,
+		       syntax_why(json_tokener_get_error(tok), at, prev));
 }
 
 int pl_conf_parse(const char *text, const char *source, struct pl_node **root)
@@ -241,8 +308,11 @@ int pl_conf_parse(const char *text, const char *source, struct pl_node **root)
 	size_t len = strlen(text);
 	int ret;
 
+	/* As nvmetcli (Python's json): no trailing commas, no single quotes. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
 	obj = json_tokener_parse_ex(tok, text, len + 1);
-	if (!obj || json_tokener_get_parse_end(tok) < len) {
+	if (!obj || json_tokener_get_parse_end(tok) +
+		    strspn(text + min_size(json_tokener_get_parse_end(tok), len), " \t\r\n") < len) {
 		if (obj)
 			pl_err("%s: trailing data after the JSON document", source);
 		else
@@ -312,6 +382,15 @@ int pl_conf_load(const char *file, struct pl_node **root)
 		ret = -errno;
 		pl_err_obj(file, "open", -ret);
 		return ret;
+	}
+	if (!std) {
+		struct stat st;
+
+		if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+			fclose(f);
+			pl_err("%s: is a directory, not a configuration file", file);
+			return -EISDIR;
+		}
 	}
 	ret = read_stream(f, &text);
 	if (!std)

@@ -41,6 +41,9 @@ static void test_usage_errors(void **state)
 	assert_int_equal(run_cli_raw("--target spdk subsys list"), PL_EXIT_USAGE);
 	assert_has(cli_err, "unknown target 'spdk'");
 	assert_int_equal(run_cli_raw("--root"), PL_EXIT_USAGE);
+	assert_has(cli_err, "option '--root' needs a value");
+	assert_int_equal(run_cli_raw("--target"), PL_EXIT_USAGE);
+	assert_has(cli_err, "option '--target' needs a value");
 	assert_int_equal(run_cli_raw("subsys"), PL_EXIT_USAGE);
 	assert_has(cli_err, "subsys: missing command");
 	assert_int_equal(run_cli_raw("subsys frob"), PL_EXIT_USAGE);
@@ -66,6 +69,21 @@ static void test_help_and_version(void **state)
 	assert_has(cli_out, "port link ID NQN");
 	assert_int_equal(run_cli_raw("restore help"), 0);
 	assert_has(cli_out, "restore [FILE|-]");
+	/* help OBJECT is that object's usage, not the general one. */
+	assert_int_equal(run_cli_raw("help subsys"), 0);
+	assert_has(cli_out, "purlinctl [OPTIONS] subsys add");
+	assert_null(strstr(cli_out, "port add"));
+	assert_int_equal(run_cli_raw("help frob"), PL_EXIT_USAGE);
+	assert_has(cli_err, "help: unknown object 'frob'");
+	/* --help or -h after a verb asks for help, it is never an id. */
+	assert_int_equal(run_cli("subsys add --help"), 0);
+	assert_has(cli_out, "purlinctl [OPTIONS] subsys add");
+	assert_false(tree_exists("subsystems/--help"));
+	assert_int_equal(run_cli("port add 1 -h"), 0);
+	assert_has(cli_out, "purlinctl [OPTIONS] port add");
+	assert_false(tree_exists("ports/1"));
+	assert_int_equal(run_cli_raw("net show --help"), 0);
+	assert_has(cli_out, "net");
 }
 
 static void test_argument_errors(void **state)

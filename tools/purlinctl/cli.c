@@ -77,9 +77,18 @@ static bool is_help(const char *arg)
 	return !strcmp(arg, "help") || !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
+/* "--help" or "-h" anywhere after the object (no id or value starts so). */
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}
+
 int pl_dispatch(struct pl_ctx *ctx, const struct pl_object *obj, int argc, char **argv)
 {
-	if (argc && is_help(argv[0])) {
+	if ((argc && is_help(argv[0])) || wants_help(argc, argv)) {
 		print_object_usage(pl_out, obj);
 		return PL_EXIT_OK;
 	}
@@ -116,7 +125,7 @@ static int parse_options(struct pl_ctx *ctx, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+jnvhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:jnvhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			ctx->json = true;
@@ -143,6 +152,10 @@ static int parse_options(struct pl_ctx *ctx, int argc, char **argv)
 		case OPT_ROOT:
 			ctx->root = optarg;
 			break;
+		case ':':
+			pl_err("option '%s' needs a value (see 'purlinctl --help')",
+			       argv[optind - 1]);
+			return PL_EXIT_USAGE;
 		default:
 			if (optopt)
 				pl_err("invalid option '-%c' (see 'purlinctl --help')", optopt);
@@ -172,6 +185,17 @@ int pl_main(int argc, char **argv)
 	argv += optind;
 	if (!argc) {
 		print_usage(pl_errs);
+		return PL_EXIT_USAGE;
+	}
+	if (is_help(argv[0]) && argc > 1) {
+		/* purlinctl help OBJECT: that object's usage. */
+		for (size_t i = 0; i < ARRAY_SIZE(objects); i++) {
+			if (!strcmp(objects[i]->name, argv[1])) {
+				print_object_usage(pl_out, objects[i]);
+				return PL_EXIT_OK;
+			}
+		}
+		pl_err("help: unknown object '%s' (see 'purlinctl --help')", argv[1]);
 		return PL_EXIT_USAGE;
 	}
 	if (is_help(argv[0])) {

@@ -186,6 +186,8 @@ struct prl_rdma_queue {
 	 */
 	bool exec_busy;
 	int handlers;			/* prl_queue_established() running */
+	/* The release work owns the queue (set by prl_connect_request()). */
+	bool handed_over;
 	struct purlin_buf_waiter buf_waiter; /* .work is the wait work */
 	struct purlin_buf_acct buf_acct;	/* this queue's pool share */
 	/*
@@ -302,7 +304,9 @@ static void __prl_queue_disconnect(struct prl_rdma_queue *queue)
 	if (queue->state == PRL_Q_DISCONNECTING)
 		return;
 	queue->state = PRL_Q_DISCONNECTING;
-	queue_work(purlin_wq, &queue->release_work);
+	/* Until then prl_connect_request() owns it, and starts the release. */
+	if (queue->handed_over)
+		queue_work(purlin_wq, &queue->release_work);
 }
 
 /*
@@ -1275,6 +1279,15 @@ static void prl_release_work(struct work_struct *w)
 	wait_event_lock_irq(queue->idle_wq, !queue->handlers,
 			    queue->state_lock);
 	spin_unlock_irq(&queue->state_lock);
+	/*
+	 * Off prl_queues before purlin_sq_destroy() may free the controller:
+	 * prl_vouchers() reads sq.ctrl of listed queues under prl_lock.  A
+	 * disconnecting queue needs no finding: port and device removal wait
+	 * on their own counts.
+	 */
+	mutex_lock(&prl_lock);
+	list_del(&queue->entry);
+	mutex_unlock(&prl_lock);
 	/* The wait work sees DISCONNECTING and stops taking entries. */
 	cancel_work_sync(&queue->buf_waiter.work);
 	/* Nothing retries now: chunks set aside for it go to the others. */
@@ -1288,6 +1301,8 @@ static void prl_release_work(struct work_struct *w)
 	 * stable.
 	 */
 	ib_drain_qp(queue->qp);
+	/* No prl_start() can run now: the cancel is final for the pool. */
+	purlin_bufpool_cancel(&queue->buf_waiter);
 	prl_abort_waits(queue);
 	/* Aborts held AERs and waits for every request's purlin_req_free(). */
 	purlin_sq_destroy(&queue->sq);
@@ -1304,10 +1319,6 @@ static void prl_release_work(struct work_struct *w)
 	prl_free_cmds(queue);
 	__free_page(queue->connect_page);
 
-	mutex_lock(&prl_lock);
-	list_del(&queue->entry);
-	mutex_unlock(&prl_lock);
-	/* Off prl_queues first: device removal looks at queue->dev there. */
 	prl_device_put(dev);
 	/* A poster may still be in prl_post_end(), under RCU. */
 	kfree_rcu(queue, rcu);
@@ -1534,6 +1545,7 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	struct ib_device *ib;
 	u32 rqsize, sqsize, i;
 	u16 qid, sts;
+	bool dead;
 	int ret;
 
 	sts = prl_check_cm_req(port, param, &qid, &rqsize, &sqsize);
@@ -1622,17 +1634,33 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	}
 	for (i = 0; i < queue->recv_queue_size; i++)
 		if (prl_post_recv(queue, &queue->cmds[i]))
-			goto destroy_qp;
+			goto drain_qp;
 
-	/* From here on the release work owns the queue and the cm_id. */
+	/*
+	 * From here on the release work owns the queue and the cm_id.  A
+	 * completion may already have marked the queue disconnecting (a
+	 * receive flushed): its release starts only now, after the timer is
+	 * armed, so the release's cancel always finds it.
+	 */
 	atomic_inc(&rport->nr_queues);
 	atomic_inc(&purlin_live.queues);
 	cm_id->context = queue;
+	queue_delayed_work(purlin_wq, &queue->connect_timeout,
+			   msecs_to_jiffies(port->connect_timeout_ms));
 	mutex_lock(&prl_lock);
 	list_add_tail(&queue->entry, &prl_queues);
 	mutex_unlock(&prl_lock);
-	queue_delayed_work(purlin_wq, &queue->connect_timeout,
-			   msecs_to_jiffies(port->connect_timeout_ms));
+	spin_lock_irq(&queue->state_lock);
+	queue->handed_over = true;
+	dead = queue->state == PRL_Q_DISCONNECTING;
+	if (dead)
+		queue_work(purlin_wq, &queue->release_work);
+	spin_unlock_irq(&queue->state_lock);
+	if (dead) {
+		/* Refused, not destroyed: the release work destroys the id. */
+		prl_reject(cm_id, NVME_RDMA_CM_NO_RSC);
+		return 0;
+	}
 
 	ret = rdma_accept(cm_id, &accept);
 	if (ret) {
@@ -1641,6 +1669,9 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	}
 	return 0;
 
+drain_qp:
+	/* Receives that were posted complete (flushed) before the QP goes. */
+	ib_drain_qp(queue->qp);
 destroy_qp:
 	prl_destroy_qp(queue);
 free_rsps:

@@ -29,12 +29,31 @@ static const struct config_item_type purlin_host_type;
 
 /* ---- validation helpers ----------------------------------------------- */
 
-/* "nqn.yyyy-mm.<reverse domain>[:...]", at most NVMF_NQN_SIZE bytes. */
+/*
+ * A subsystem or host name: as Linux's nvmet (and its host) take them,
+ * printable ASCII, at most NVMF_NQN_SIZE bytes.  Names such as "testnqn"
+ * (nvmet walk-throughs) or "blktests-subsystem-1" are outside the
+ * specification's NQN form but work with Linux hosts: accepted, with a
+ * warning (purlin_nqn_warn()).
+ */
 static bool purlin_valid_nqn(const char *nqn)
 {
 	size_t len = strlen(nqn), i;
 
-	if (len < 13 || len > NVMF_NQN_SIZE || strncmp(nqn, "nqn.", 4))
+	if (!len || len > NVMF_NQN_SIZE)
+		return false;
+	for (i = 0; i < len; i++)
+		if (nqn[i] < 0x20 || nqn[i] > 0x7e || nqn[i] == '/')
+			return false;
+	return true;
+}
+
+/* "nqn.yyyy-mm.<reverse domain>[:...]", the specification's form. */
+static bool purlin_nqn_well_formed(const char *nqn)
+{
+	size_t len = strlen(nqn), i;
+
+	if (len < 13 || strncmp(nqn, "nqn.", 4))
 		return false;
 	for (i = 4; i < 11; i++) {
 		if (i == 8 ? nqn[i] != '-' : !isdigit(nqn[i]))
@@ -43,9 +62,16 @@ static bool purlin_valid_nqn(const char *nqn)
 	if (nqn[11] != '.')
 		return false;
 	for (i = 0; i < len; i++)
-		if (!isgraph(nqn[i]) || nqn[i] == '/')
+		if (!isgraph(nqn[i]))
 			return false;
 	return true;
+}
+
+static void purlin_nqn_warn(const char *what, const char *nqn)
+{
+	if (!purlin_nqn_well_formed(nqn))
+		pr_warn("%s name '%s' is not of the form nqn.yyyy-mm.domain[:name]; Linux hosts accept it, the NVMe specification does not\n",
+			what, nqn);
 }
 
 /* A decimal id written the one way it is shown: no sign, zeros, or 0x. */
@@ -103,6 +129,7 @@ static struct config_group *purlin_hosts_make(struct config_group *group,
 
 	if (!purlin_valid_nqn(name) || !strcmp(name, PURLIN_DISC_NQN))
 		return ERR_PTR(-EINVAL);
+	purlin_nqn_warn("host", name);
 	host = kzalloc(sizeof(*host), GFP_KERNEL);
 	if (!host)
 		return ERR_PTR(-ENOMEM);
@@ -819,6 +846,7 @@ static struct config_group *purlin_subsys_make(struct config_group *group,
 
 	if (!purlin_valid_nqn(name) || !strcmp(name, PURLIN_DISC_NQN))
 		return ERR_PTR(-EINVAL);
+	purlin_nqn_warn("subsystem", name);
 	subsys = purlin_subsys_alloc(name, PURLIN_SUBSYS_NVME);
 	if (!subsys)
 		return ERR_PTR(-ENOMEM);

@@ -93,7 +93,7 @@ static void test_argument_errors(void **state)
 		const char *error;
 	} cases[] = {
 		{ "subsys add", "missing subsys nqn" },
-		{ "subsys add testnqn", "subsys nqn 'testnqn' must start with" },
+		{ "subsys add bad/nqn", "subsys nqn 'bad/nqn' must be printable ASCII without '/'" },
 		{ "subsys add " S1 " colour blue", "unknown argument 'colour'" },
 		{ "subsys add " S1 " serial", "'serial' needs a value" },
 		{ "subsys add " S1 " allow-any-host maybe", "allow-any-host: invalid value 'maybe'" },
@@ -103,14 +103,14 @@ static void test_argument_errors(void **state)
 		{ "subsys del " S1 " extra", "unexpected argument 'extra'" },
 		{ "subsys list extra", "unexpected argument 'extra'" },
 		{ "subsys allow " S1, "missing host" },
-		{ "subsys allow " S1 " bad", "host nqn 'bad'" },
+		{ "subsys allow " S1 " bad/x", "host nqn 'bad/x'" },
 		{ "ns add " S1, "missing ns nsid" },
 		{ "ns add " S1 " 0 path /dev/x", "ns nsid '0' must be" },
 		{ "ns add " S1 " 1", "'path' is required" },
 		{ "ns add " S1 " 1 path dev/x", "device_path 'dev/x' must be an absolute path" },
 		{ "ns add " S1 " 1 path /dev/x uuid 1234", "device_uuid '1234' must be a UUID" },
 		{ "ns add " S1 " 1 path /dev/x ana-grpid 0", "ana_grpid" },
-		{ "ns list bad", "subsys nqn 'bad'" },
+		{ "ns list bad/x", "subsys nqn 'bad/x'" },
 		{ "port add 70000 traddr 192.0.2.1", "port portid '70000' must be" },
 		{ "port add 1", "'traddr' is required" },
 		{ "port add 1 traddr 300.1.1.1", "addr_traddr must be an IPv4 address" },
@@ -497,6 +497,20 @@ static void test_save_stdout_and_file(void **state)
 	free(file);
 }
 
+/* Names nvmet takes are taken, with a warning outside the NQN form. */
+static void test_nqn_outside_form_warns(void **state)
+{
+	(void)state;
+	assert_ok("subsys add testnqn");
+	assert_true(tree_exists("subsystems/testnqn"));
+	assert_has(cli_err, "warning: subsys nqn 'testnqn' must start with 'nqn.YYYY-MM.'");
+	assert_has(cli_err, "Linux accepts it");
+	assert_ok("host add blktests-host");
+	assert_has(cli_err, "warning: host nqn 'blktests-host'");
+	assert_ok("subsys add " S1);
+	assert_null(strstr(cli_err, "warning"));
+}
+
 /* A scratch root never reaches the real target's files or modules. */
 static void test_root_and_dry_run_change_nothing(void **state)
 {
@@ -567,6 +581,7 @@ int main(void)
 		T(test_missing_attribute),
 		T(test_save_stdout_and_file),
 		T(test_root_and_dry_run_change_nothing),
+		T(test_nqn_outside_form_warns),
 		T(test_dry_run_loads_nothing),
 	};
 

@@ -226,7 +226,7 @@ static const struct bad_doc bad_docs[] = {
 	  "not defined", true },
 	{ "{\"ports\": [{\"portid\": 1, \"subsystems\": [\"nqn.2024-01.io.example:nope\"]}]}",
 	  "not defined", true },
-	{ "{\"hosts\": [{\"nqn\": \"testnqn\"}]}", "nqn must start with", true },
+	{ "{\"hosts\": [{\"nqn\": \"bad/nqn\"}]}", "must be printable ASCII without '/'", true },
 	{ "{\"subsystems\": [{\"nqn\": \"nqn.2014-08.org.nvmexpress.discovery\"}]}", "reserved", true },
 	{ "{\"ports\": [{\"portid\": 70000}]}", "portid must be", true },
 	{ "{\"ports\": [{\"portid\": -1}]}", "portid must be", true },

@@ -387,11 +387,16 @@ static int parse_want(const char *cmd, enum pl_type type, int nids, const struct
 int pl_cmd_add(struct pl_ctx *ctx, const char *cmd, enum pl_type type, int nids,
 	       const struct pl_kw *kws, pl_fill_fn fill, int argc, char **argv)
 {
+	const struct pl_type_spec *spec = pl_spec(type);
 	struct pl_node *want;
+	const char *why;
 	int ret = parse_want(cmd, type, nids, kws, argc, argv, &want);
 
 	if (ret)
 		return ret;
+	if (spec->warn_id && (why = spec->warn_id(want->id)))
+		pl_err("%s: warning: %s %s '%s' %s (Linux accepts it; the NVMe specification does not)",
+		       cmd, spec->label, spec->json_id, want->id, why);
 	if (fill)
 		ret = fill(cmd, want);
 	if (!ret)

@@ -440,6 +440,10 @@ static void check_node(struct check_ctx *ctx, const struct pl_node *node)
 
 	if (spec->check_id && (why = spec->check_id(node->id)))
 		check_err(ctx, node, spec->json_id, why);
+	else if (spec->warn_id && (why = spec->warn_id(node->id)) &&
+		 !(ctx->live && pl_find(ctx->live, node->type, node->id)))
+		pl_err("%s: warning: %s %s '%s' %s (Linux accepts it; the NVMe specification does not)",
+		       ctx->source, spec->label, spec->json_id, node->id, why);
 	for (size_t i = 0; i < node->attrs.n; i++) {
 		const struct pl_kv *kv = &node->attrs.v[i];
 

@@ -48,6 +48,7 @@ struct pl_type_spec {
 	const char *json_id;		/* JSON key naming the object */
 	bool numeric_id;		/* the JSON id is an integer */
 	pl_check_fn check_id;
+	pl_check_fn warn_id;		/* accepted, but worth a warning */
 	const char *const *groups;	/* attribute groups: files "<group>_<name>" */
 	const char *const *int_keys;	/* files saved as top-level JSON integers */
 	const struct pl_attr_spec *attrs; /* known attributes in write order */

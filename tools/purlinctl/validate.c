@@ -68,15 +68,30 @@ static bool nqn_tail_ok(const char *s)
 	return true;
 }
 
+/*
+ * Names as Linux's nvmet and host take them: printable ASCII, no '/' (a
+ * directory name), at most 223 bytes.  pl_warn_nqn_form() tells the ones
+ * outside the specification's form.
+ */
 const char *pl_check_nqn_or_discovery(const char *s)
 {
-	const char *colon;
 	size_t len = strlen(s);
 
 	if (!len)
 		return "must not be empty";
 	if (len > PL_NQN_MAX)
 		return "is longer than 223 bytes";
+	for (const char *p = s; *p; p++)
+		if (*p < 0x20 || *p > 0x7e || *p == '/')
+			return "must be printable ASCII without '/'";
+	return NULL;
+}
+
+const char *pl_warn_nqn_form(const char *s)
+{
+	const char *colon;
+	size_t len = strlen(s);
+
 	if (!strcmp(s, PL_DISCOVERY_NQN))
 		return NULL;
 	if (!strncmp(s, UUID_NQN_PREFIX, strlen(UUID_NQN_PREFIX)))

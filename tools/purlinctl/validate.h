@@ -15,6 +15,8 @@
 typedef const char *(*pl_check_fn)(const char *val);
 
 const char *pl_check_nqn(const char *s);
+/* Why a name pl_check_nqn() accepts is outside the NQN form, or NULL. */
+const char *pl_warn_nqn_form(const char *s);
 /* The well-known discovery NQN is accepted only where a caller allows it. */
 const char *pl_check_nqn_or_discovery(const char *s);
 const char *pl_check_uuid(const char *s);

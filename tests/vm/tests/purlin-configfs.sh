@@ -40,9 +40,26 @@ write_back() {
 
 modprobe purlin
 log "object names"
-bad_mkdir $PURLIN_CFS/subsystems/not-an-nqn
+# Names nvmet takes are taken (printable, at most 223 bytes), with a
+# warning when they are not of the specification's nqn. form.
+for n in testnqn blktests-subsystem-1; do
+	mkdir $PURLIN_CFS/subsystems/$n || fail "mkdir subsystems/$n refused (nvmet takes it)"
+	dmesg | grep -q "subsystem name '$n' is not of the form" ||
+		fail "no warning for subsystem name $n"
+	rmdir $PURLIN_CFS/subsystems/$n
+done
+mkdir $PURLIN_CFS/hosts/testhost || fail "mkdir hosts/testhost refused"
+dmesg | grep -q "host name 'testhost' is not of the form" || fail "no warning for host testhost"
+rmdir $PURLIN_CFS/hosts/testhost
+mkdir $PURLIN_CFS/subsystems/nqn.2024-01.io.example:quiet
+dmesg | grep -q "'nqn.2024-01.io.example:quiet' is not of the form" &&
+	fail "a well-formed NQN was warned about"
+rmdir $PURLIN_CFS/subsystems/nqn.2024-01.io.example:quiet
+bad_mkdir "$PURLIN_CFS/subsystems/$(printf 'bad\001name')"
+bad_mkdir $PURLIN_CFS/subsystems/$(printf 'n%.0s' $(seq 224))
 bad_mkdir $PURLIN_CFS/subsystems/nqn.2014-08.org.nvmexpress.discovery
-bad_mkdir $PURLIN_CFS/hosts/bad
+bad_mkdir $PURLIN_CFS/hosts/nqn.2014-08.org.nvmexpress.discovery
+bad_mkdir "$PURLIN_CFS/hosts/$(printf 'h\177')"
 bad_mkdir $PURLIN_CFS/ports/abc
 bad_mkdir $PURLIN_CFS/ports/70000
 mkdir $S

@@ -25,7 +25,7 @@ nothing_configured() {
 modprobe purlin
 log "usage errors exit 2 and touch nothing"
 set +e
-purlinctl subsys add not-an-nqn 2> err.txt; rc=$?
+purlinctl subsys add bad/nqn 2> err.txt; rc=$?
 set -e
 [ $rc -eq 2 ] || fail "bad NQN: exit $rc"
 cat err.txt

@@ -19,7 +19,6 @@ for nrq in 1 2; do
 		log "nr-io-queues $nrq queue-size $qs"
 		dev=$(nvme_connect $NQN 4420 --nr-io-queues=$nrq --queue-size=$qs)
 		c=$(basename $(ctrl_of $dev))
-		dmesg | tail -n 5 | grep "$c" || true
 		# the host clamps to its own maximum (128 on 6.1, 256 on 6.12):
 		# a smaller queue is right only if the host said it clamped to it
 		got=$(($(cat /sys/class/nvme/$c/sqsize) + 1))
@@ -29,6 +28,12 @@ for nrq in 1 2; do
 			want=$got
 		fi
 		[ "$got" = "$want" ] || fail "queue size $got, want $want"
+		# queue_count is the admin queue plus the I/O queues granted
+		[ "$(cat /sys/class/nvme/$c/queue_count)" = $((nrq + 1)) ] ||
+			fail "host has $(cat /sys/class/nvme/$c/queue_count) queues, want $((nrq + 1))"
+		grep -q "host=$HOSTNQN port=1 queues=$((nrq + 1)) " \
+			$PURLIN_CFS/subsystems/$NQN/controllers ||
+			fail "target's controller: $(cat $PURLIN_CFS/subsystems/$NQN/controllers)"
 		fio_verify "$dev" 4k 32 4M
 		nvme_disconnect $NQN
 	done
@@ -36,7 +41,9 @@ done
 
 log "qid_max 1 limits the controller to one I/O queue"
 echo 1 > $PURLIN_CFS/subsystems/$NQN/attr_qid_max
-nvme_connect $NQN 4420 --nr-io-queues=2 > /dev/null
-dmesg | tail -n 5 | grep -q "creating 1 I/O queues" || fail "host did not get 1 I/O queue"
+dev=$(nvme_connect $NQN 4420 --nr-io-queues=2)
+c=$(basename $(ctrl_of $dev))
+[ "$(cat /sys/class/nvme/$c/queue_count)" = 2 ] ||
+	fail "qid_max 1: host has $(cat /sys/class/nvme/$c/queue_count) queues, want 2"
 nvme_disconnect $NQN
 purlin_clear

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # A host keeping a persistent discovery controller hears about discovery
 # log changes (Discovery Log Change events reach it as NVME_AEN uevents),
-# and nvme ns-rescan on an I/O controller finds what was added.
+# and nvme ns-rescan on an I/O controller finds a namespace added while it
+# is connected (with the right size).
 # timeout: 180
 
 A=nqn.2026-11.io.purlin.test:dlc-a
 B=nqn.2026-11.io.purlin.test:dlc-b
-brd_create 16 2
+brd_create 16 3
 purlin_export $A /dev/ram0 1
 purlin_subsys $B
 purlin_ns $B 1 /dev/ram1
@@ -34,9 +35,24 @@ nvme discover -t rdma -a $TRADDR -s 4420 | grep -q "subnqn: *$B" ||
 	fail "new subsystem not in the discovery log"
 kill $uevpid
 
-log "ns-rescan"
+log "ns-rescan finds a namespace added while connected"
 dev=$(nvme_connect $A)
-nvme ns-rescan "$(ctrl_of $dev)"
+# The I/O controller of A (the persistent discovery controller is another);
+# namespace devices are named after the subsystem: nvmeSn1 -> nvmeSn2.
+ctrl=""
+for c in /sys/class/nvme/nvme*; do
+	if [ "$(cat $c/subsysnqn)" = $A ]; then
+		ctrl=/dev/$(basename $c)
+	fi
+done
+[ -n "$ctrl" ] || fail "no controller of $A"
+dev2=${dev%n1}n2
+[ ! -e $dev2 ] || fail "namespace 2 exists before it was added"
+purlin_ns $A 2 /dev/ram2
+nvme ns-rescan "$ctrl" || fail "nvme ns-rescan failed"
+wait_for "[ -b $dev2 ]" 100
+[ "$(cat /sys/block/$(basename $dev2)/size)" = "$(cat /sys/block/ram2/size)" ] ||
+	fail "namespace 2 has the wrong size"
 nvme_disconnect $A
 nvme disconnect-all
 purlin_clear

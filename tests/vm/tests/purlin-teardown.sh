@@ -17,6 +17,14 @@ wait_idle() {
 		fail "objects left: $(cat $LIVE)"
 }
 
+# reqs_now: the target's requests in use (held AERs included).
+reqs_now() { sed -n 's/.* reqs=\([0-9]*\).*/\1/p' $LIVE; }
+# under_load: fio's commands are in flight on the target, beyond what an
+# idle host holds (its AER), not a sleep.  Call with idle0 set before fio.
+under_load() {
+	await "[ \$(reqs_now) -gt $idle0 ]" 300 "no fio request in flight (idle: $idle0)"
+}
+
 # Fast reconnects so the test does not wait for the host's defaults.
 connect_fast() {
 	nvme_connect $NQN 4420 --reconnect-delay=1 --ctrl-loss-tmo=60 \
@@ -38,10 +46,11 @@ for i in 1 2 3; do
 done
 
 log "unlink the subsystem from the port under I/O"
+idle0=$(reqs_now)
 fio --name=bg --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=16 --time_based --runtime=60 > /dev/null 2>&1 &
 fiopid=$!
-sleep 2
+under_load
 rm $P/subsystems/$NQN
 wait_for "! grep -q 'ctrls=[1-9]' $LIVE" 150
 log "controllers gone: $(cat $LIVE)"
@@ -79,10 +88,11 @@ back_live
 fio_verify "$dev" 4k 8 2M
 
 log "allowed host removed under I/O: its controller is torn down"
+idle0=$(reqs_now)
 fio --name=bg --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=16 --time_based --runtime=60 > /dev/null 2>&1 &
 fiopid=$!
-sleep 2
+under_load
 rm $S/allowed_hosts/$HOSTNQN
 await "grep -q 'ctrls=0' $LIVE" 300 \
 	"controller kept after its host left allowed_hosts"
@@ -100,10 +110,11 @@ wait $fiopid 2>/dev/null || true
 fio_verify "$dev" 4k 8 2M
 
 log "RDMA device removal with the host connected, then re-adding it"
+idle0=$(reqs_now)
 fio --name=bg --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=16 --time_based --runtime=60 > /dev/null 2>&1 &
 fiopid=$!
-sleep 2
+under_load
 listens() { dmesg | grep -c "rdma: port 1: listening on"; }
 listened=$(listens)
 rdma link delete rxe0

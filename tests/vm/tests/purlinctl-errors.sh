@@ -29,13 +29,16 @@ purlinctl subsys add bad/nqn 2> err.txt; rc=$?
 set -e
 [ $rc -eq 2 ] || fail "bad NQN: exit $rc"
 cat err.txt
-expect_err "" purlinctl ns add $NQN 0 path /dev/ram0
-expect_err "" purlinctl port add 1 traddr 999.9.9.9
+grep -q "subsys nqn 'bad/nqn' must be printable ASCII without '/'" err.txt ||
+	fail "bad NQN: the message does not say why"
+expect_err "ns nsid '0' must be a decimal in 1..4294967294" purlinctl ns add $NQN 0 path /dev/ram0
+expect_err "addr_traddr must be an IPv4 address" purlinctl port add 1 traddr 999.9.9.9
 nothing_configured
 
 log "malformed and inconsistent files: nothing applied"
 echo '{ "subsystems": [ ' > bad.json
-expect_err "" purlinctl restore bad.json
+expect_err "bad.json: line 2, column 1: invalid JSON: the document ends before it is complete" \
+	purlinctl restore bad.json
 # port 2 links a subsystem the file does not define
 sed 's|^        "nqn.2026-11.io.purlin.test:restore-b"$|        "nqn.2026-11.io.purlin.test:nope"|' \
 	/tests/data/two-by-two.json > dangling.json

@@ -38,14 +38,10 @@ static const struct config_item_type purlin_host_type;
  */
 static bool purlin_valid_nqn(const char *nqn)
 {
-	size_t len = strlen(nqn), i;
+	size_t len = strlen(nqn);
 
-	if (!len || len > NVMF_NQN_SIZE)
-		return false;
-	for (i = 0; i < len; i++)
-		if (nqn[i] < 0x20 || nqn[i] > 0x7e || nqn[i] == '/')
-			return false;
-	return true;
+	return len && len <= NVMF_NQN_SIZE && purlin_printable(nqn) &&
+	       !strchr(nqn, '/');
 }
 
 /* "nqn.yyyy-mm.<reverse domain>[:...]", the specification's form. */
@@ -98,13 +94,6 @@ static ssize_t purlin_strip(char *dst, size_t size, const char *page,
 	return len;
 }
 
-static bool purlin_printable(const char *s)
-{
-	for (; *s; s++)
-		if (*s < 0x20 || *s > 0x7e)
-			return false;
-	return true;
-}
 
 /* ---- hosts ------------------------------------------------------------- */
 

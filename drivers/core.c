@@ -389,6 +389,15 @@ struct purlin_subsys *purlin_find_subsys(struct purlin_port *port,
 	return NULL;
 }
 
+/* Printable ASCII only (0x20-0x7e): names and strings hosts see or send. */
+bool purlin_printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
 /* Caller holds purlin_cfg_sem. */
 bool purlin_host_allowed(struct purlin_subsys *subsys, const char *hostnqn)
 {

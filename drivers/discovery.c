@@ -50,20 +50,14 @@ static void purlin_execute_disc_log(struct purlin_req *req)
 	struct nvmf_disc_rsp_page_hdr *hdr;
 	struct purlin_subsys_link *l;
 	struct purlin_referral *ref;
-	size_t size;
-	int n = 1;
+	int n;
 
 	if (req->cmd->get_log_page.lsp & 0x7f) {
 		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
 		return;
 	}
 	down_read(&purlin_cfg_sem);
-	list_for_each_entry(l, &port->subsystems, entry)
-		n++;
-	list_for_each_entry(ref, &port->referrals, entry)
-		n++;
-	size = struct_size(hdr, entries, n);
-	hdr = kzalloc(size, GFP_KERNEL);
+	hdr = kzalloc(purlin_disc_log_size(ctrl), GFP_KERNEL);
 	if (!hdr) {
 		up_read(&purlin_cfg_sem);
 		purlin_req_complete(req, NVME_SC_INTERNAL);

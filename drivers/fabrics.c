@@ -18,14 +18,10 @@ static void purlin_connect_bad_param(struct purlin_req *req, bool in_data,
 /* NUL-terminated within the field, not empty, printable ASCII only. */
 static bool purlin_nqn_valid(const char *s)
 {
-	size_t n = strnlen(s, NVMF_NQN_FIELD_LEN), i;
+	size_t n = strnlen(s, NVMF_NQN_FIELD_LEN);
 
-	if (n == 0 || n > NVMF_NQN_SIZE)
-		return false;
-	for (i = 0; i < n; i++)
-		if (s[i] < 0x20 || s[i] > 0x7e)
-			return false;
-	return true;
+	/* n <= NVMF_NQN_SIZE < the field: the string ends inside it. */
+	return n && n <= NVMF_NQN_SIZE && purlin_printable(s);
 }
 
 /*

@@ -368,6 +368,7 @@ void purlin_subsys_del_ctrls(struct purlin_subsys *subsys);
 struct purlin_subsys *purlin_find_subsys(struct purlin_port *port,
 					 const char *nqn);
 bool purlin_host_allowed(struct purlin_subsys *subsys, const char *hostnqn);
+bool purlin_printable(const char *s);
 extern struct purlin_subsys *purlin_disc_subsys;
 extern struct list_head purlin_subsystems;
 extern struct list_head purlin_ports;

@@ -509,9 +509,8 @@ static void prl_release_rsp(struct prl_rdma_rsp *rsp)
 	if (rsp->pool_nents) {
 		purlin_bufpool_put(rsp->sgl, rsp->pool_nents, rsp->accts,
 				   rsp->nr_accts);
+		/* The put wakes whoever waits on these chunks' accounts. */
 		rsp->pool_nents = 0;
-		/* The queue's own share may have been what a waiter lacked. */
-		prl_kick_waiters(queue);
 	}
 
 	atomic_dec(&purlin_live.reqs);
@@ -882,8 +881,8 @@ static void prl_handle_command(struct prl_rdma_queue *queue,
 		 * Only a host submitting past its queue size gets here (see
 		 * prl_alloc_rsps()): drop its queue rather than wait.
 		 */
-		pr_err("queue %u: no response context free (host past its queue size); disconnecting\n",
-		       queue->host_qid);
+		pr_err_ratelimited("queue %u: no response context free (host past its queue size); disconnecting\n",
+				   queue->host_qid);
 		prl_queue_disconnect(queue);
 		return;
 	}
@@ -1100,8 +1099,9 @@ static void prl_qp_event(struct ib_event *event, void *ctx)
 	case IB_EVENT_QP_LAST_WQE_REACHED:
 		break;
 	default:
-		pr_err("queue %u: QP event %s (%d)\n", queue->host_qid,
-		       ib_event_msg(event->event), event->event);
+		pr_err_ratelimited("queue %u: QP event %s (%d)\n",
+				   queue->host_qid, ib_event_msg(event->event),
+				   event->event);
 		break;
 	}
 }
@@ -1207,7 +1207,7 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 			queue->qp = queue->cm_id->qp;
 	}
 	if (ret) {
-		pr_err("creating a QP failed: %d\n", ret);
+		pr_err_ratelimited("creating a QP failed: %d\n", ret);
 		ib_cq_pool_put(queue->cq, queue->nr_cqe);
 		queue->cq = NULL;
 		return ret;

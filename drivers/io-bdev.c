@@ -288,11 +288,33 @@ static void purlin_execute_flush_all(struct purlin_req *req)
  * Parse an NVM command: namespace, opcode, LBA range and data length are
  * checked here for both back ends; the back end then picks execute().
  */
+/* The NVM command set's I/O commands this target implements. */
+bool purlin_io_opcode_supported(u8 opcode)
+{
+	switch (opcode) {
+	case nvme_cmd_read:
+	case nvme_cmd_write:
+	case nvme_cmd_flush:
+	case nvme_cmd_write_zeroes:
+	case nvme_cmd_dsm:
+		return true;
+	default:
+		return false;
+	}
+}
+
 u16 purlin_parse_io(struct purlin_req *req)
 {
 	struct nvme_command *cmd = req->cmd;
 	u16 status;
 
+	/*
+	 * An opcode this target does not implement is Invalid Opcode, whatever
+	 * its NSID holds: only the command set says whether it names a
+	 * namespace at all.
+	 */
+	if (!purlin_io_opcode_supported(cmd->common.opcode))
+		return NVME_SC_INVALID_OPCODE | PRL_DNR;
 	if (cmd->common.opcode == nvme_cmd_flush &&
 	    cmd->common.nsid == cpu_to_le32(NVME_NSID_ALL)) {
 		req->execute = purlin_execute_flush_all;
@@ -325,8 +347,6 @@ u16 purlin_parse_io(struct purlin_req *req)
 		req->execute = purlin_bdev_execute_dsm;
 		status = 0;
 		break;
-	default:
-		return NVME_SC_INVALID_OPCODE | PRL_DNR;
 	}
 	if (!status && req->ns->file)
 		status = purlin_file_parse(req);

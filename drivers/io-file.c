@@ -7,9 +7,10 @@
  * block allocation (on -EAGAIN the I/O is redone on purlin_io_wq); with
  * buffered_io
  * they go through the page cache, synchronously, on purlin_io_wq (as do
- * flush -> fsync, Write Zeroes -> fallocate(ZERO_RANGE) and Dataset
- * Management deallocate -> fallocate(PUNCH_HOLE)), so the completion
- * workers never block on the file system.
+ * flush -> fsync, Write Zeroes -> fallocate(ZERO_RANGE), else PUNCH_HOLE,
+ * else written zeroes, and Dataset Management deallocate ->
+ * fallocate(PUNCH_HOLE), or nothing where the file system cannot), so the
+ * completion workers never block on the file system.
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
@@ -123,25 +124,98 @@ static void purlin_file_submit_rw(struct purlin_req *req, bool sync)
 		purlin_file_rw_done(&req->iocb, ret);
 }
 
-/* fallocate() on the LBA range [slba, slba + nlb). */
-static u16 purlin_file_fallocate(struct purlin_req *req, int mode, u64 slba,
+/* fallocate() on the LBA range [slba, slba + nlb): 0 or a negative errno. */
+static int purlin_file_fallocate(struct purlin_ns *ns, int mode, u64 slba,
 				 u64 nlb)
 {
-	struct purlin_ns *ns = req->ns;
-	int ret;
-
 	if (!nlb)
 		return 0;
-	ret = vfs_fallocate(ns->file, mode | FALLOC_FL_KEEP_SIZE,
-			    slba << ns->blksize_shift, nlb << ns->blksize_shift);
+	return vfs_fallocate(ns->file, mode | FALLOC_FL_KEEP_SIZE,
+			     slba << ns->blksize_shift,
+			     nlb << ns->blksize_shift);
+}
+
+/*
+ * Write Zeroes on a file system that can neither zero a range nor punch a
+ * hole (ramfs, vfat, the ext2 driver): write the zeroes, from the shared
+ * zero page, a batch of pages at a time, with a synchronous kiocb as the
+ * read/write path uses (freeze protection as vfs_iter_write() takes it
+ * since 6.7).
+ */
+static int purlin_file_write_zero_pages(struct purlin_ns *ns, u64 slba,
+					u64 nlb)
+{
+	struct bio_vec bv[16];
+	u64 left = nlb << ns->blksize_shift;
+	struct iov_iter iter;
+	struct kiocb iocb;
+	size_t len, chunk;
+	ssize_t ret;
+	int n;
+
+	init_sync_kiocb(&iocb, ns->file);
+	iocb.ki_pos = slba << ns->blksize_shift;
+	while (left) {
+		len = min_t(u64, left, ARRAY_SIZE(bv) * PAGE_SIZE);
+		for (n = 0, chunk = 0; chunk < len; n++) {
+			bv[n].bv_page = ZERO_PAGE(0);
+			bv[n].bv_offset = 0;
+			bv[n].bv_len = min_t(size_t, PAGE_SIZE, len - chunk);
+			chunk += bv[n].bv_len;
+		}
+		iov_iter_bvec(&iter, WRITE, bv, n, len);
+		file_start_write(ns->file);
+		ret = ns->file->f_op->write_iter(&iocb, &iter);
+		file_end_write(ns->file);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			return -EIO;
+		/* A synchronous kiocb: write_iter moved ki_pos on. */
+		left -= min_t(u64, left, ret);
+	}
+	return 0;
+}
+
+/*
+ * Write Zeroes: zero the range in place; else punch a hole (it reads as
+ * zeroes: tmpfs has no ZERO_RANGE); else write zeroes.  ONCS promises the
+ * command, so a file system's lack of fallocate() is not the host's error.
+ * With FUA the range is on stable storage before the completion (the
+ * controller reports a volatile write cache).
+ */
+static u16 purlin_file_write_zeroes(struct purlin_req *req)
+{
+	struct purlin_ns *ns = req->ns;
+	u64 slba = le64_to_cpu(req->cmd->write_zeroes.slba);
+	u64 nlb = (u64)le16_to_cpu(req->cmd->write_zeroes.length) + 1;
+	loff_t pos = slba << ns->blksize_shift;
+	int ret;
+
+	ret = purlin_file_fallocate(ns, FALLOC_FL_ZERO_RANGE, slba, nlb);
+	if (ret == -EOPNOTSUPP)
+		ret = purlin_file_fallocate(ns, FALLOC_FL_PUNCH_HOLE, slba, nlb);
+	if (ret == -EOPNOTSUPP)
+		ret = purlin_file_write_zero_pages(ns, slba, nlb);
+	if (!ret && (req->cmd->write_zeroes.control & cpu_to_le16(NVME_RW_FUA)))
+		ret = vfs_fsync_range(ns->file, pos,
+				      pos + (nlb << ns->blksize_shift) - 1, 1);
 	return ret ? purlin_file_status(req, ret, 0) : 0;
 }
 
+/*
+ * Dataset Management: Deallocate punches holes.  Every range is checked
+ * before any is punched, as on the block back end.  On a file system that
+ * cannot punch, nothing is deallocated: allowed, as on a device that
+ * cannot discard (Deallocate is advisory; DLFEAT promises nothing about
+ * reads).
+ */
 static u16 purlin_file_dsm(struct purlin_req *req)
 {
 	u32 nr = (le32_to_cpu(req->cmd->dsm.nr) & 0xff) + 1;
 	struct nvme_dsm_range range;
 	u16 status = 0;
+	int ret;
 	u32 i;
 
 	if (!(le32_to_cpu(req->cmd->dsm.attributes) & NVME_DSMGMT_AD))
@@ -153,10 +227,19 @@ static u16 purlin_file_dsm(struct purlin_req *req)
 			status = purlin_check_lba_range(req->ns,
 					le64_to_cpu(range.slba),
 					le32_to_cpu(range.nlb));
-		if (!status)
-			status = purlin_file_fallocate(req, FALLOC_FL_PUNCH_HOLE,
-					le64_to_cpu(range.slba),
-					le32_to_cpu(range.nlb));
+	}
+	for (i = 0; !status && i < nr; i++) {
+		status = purlin_copy_from_sg(req, i * sizeof(range), &range,
+					     sizeof(range));
+		if (status)
+			break;
+		ret = purlin_file_fallocate(req->ns, FALLOC_FL_PUNCH_HOLE,
+					    le64_to_cpu(range.slba),
+					    le32_to_cpu(range.nlb));
+		if (ret == -EOPNOTSUPP)
+			break;
+		if (ret)
+			status = purlin_file_status(req, ret, 0);
 	}
 	return status;
 }
@@ -177,15 +260,7 @@ static void purlin_file_work(struct work_struct *work)
 		status = vfs_fsync(req->ns->file, 1) ? NVME_SC_WRITE_FAULT : 0;
 		break;
 	case nvme_cmd_write_zeroes:
-		status = purlin_file_fallocate(req, FALLOC_FL_ZERO_RANGE,
-				le64_to_cpu(cmd->write_zeroes.slba),
-				(u64)le16_to_cpu(cmd->write_zeroes.length) + 1);
-		/* No ZERO_RANGE (tmpfs): a punched hole reads as zeroes. */
-		if (status == (NVME_SC_INVALID_OPCODE | PRL_DNR))
-			status = purlin_file_fallocate(req,
-				FALLOC_FL_PUNCH_HOLE,
-				le64_to_cpu(cmd->write_zeroes.slba),
-				(u64)le16_to_cpu(cmd->write_zeroes.length) + 1);
+		status = purlin_file_write_zeroes(req);
 		break;
 	case nvme_cmd_dsm:
 		status = purlin_file_dsm(req);

@@ -427,6 +427,7 @@ u16 purlin_parse_admin_common(struct purlin_req *req);
 u16 purlin_parse_fabrics(struct purlin_req *req);
 u16 purlin_parse_connect(struct purlin_req *req);
 u16 purlin_parse_discovery(struct purlin_req *req);
+bool purlin_io_opcode_supported(u8 opcode);
 u16 purlin_parse_io(struct purlin_req *req);
 void purlin_aer_abort_all(struct purlin_ctrl *ctrl);
 void purlin_identify_ns_fill(struct purlin_ns *ns, struct nvme_id_ns *id);

@@ -148,6 +148,8 @@ struct fz_rec {
 	bool live;
 	bool held;		/* an AER: held by design, no timeout */
 	bool must_fail;		/* only an error status is right */
+	uint16_t want;		/* ... and this one (SCT << 8 | SC), if not 0 */
+	bool alt_ok;		/* ... or Invalid Log Page instead */
 	bool must_pass;		/* untouched valid command: must succeed */
 	bool must_drop;		/* no answer: the queue must go */
 	bool done;		/* FX_SETUP: completed, cqe below */
@@ -213,7 +215,7 @@ struct fz {
 
 	/* Counters. */
 	uint64_t sent, total_caps, skipped, completed, success, by_sct[4], odd;
-	uint64_t must_fail_seen, must_pass_seen;
+	uint64_t must_fail_seen, must_pass_seen, want_seen;
 	uint64_t lost, held_lost, drops_expected, drops_self, drops_collateral;
 	uint64_t drops_unexpected, reconnects, ctrl_resets;
 	uint64_t fresh_n, cm_rejects, cm_no_rsc, connects_ok, connects_bad;
@@ -477,6 +479,9 @@ struct cap {
 	bool held;
 	enum effect effect;
 	char why[96];
+	int reasons;		/* must_fail calls: more than one, any error */
+	uint16_t want;		/* the first reason's status, if it has one */
+	bool alt_ok;		/* want Invalid Field: Invalid Log Page will do */
 };
 
 static void cap_init(struct cap *c, struct fz_q *fq, uint8_t op)
@@ -491,15 +496,47 @@ static void cap_init(struct cap *c, struct fz_q *fq, uint8_t op)
 
 static void must_fail(struct cap *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+static void must_fail_va(struct cap *c, uint16_t want, const char *fmt,
+			 va_list ap)
+{
+	c->mutated = true;
+	c->reasons++;
+	if (c->why[0])
+		return;
+	c->want = want;
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+}
+
 static void must_fail(struct cap *c, const char *fmt, ...)
 {
 	va_list ap;
 
-	c->mutated = true;
-	if (c->why[0])
-		return;
 	va_start(ap, fmt);
-	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	must_fail_va(c, 0, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The specification names the status for this reason (SCT << 8 | SC): a
+ * command with no other reason to fail must get exactly that one.
+ */
+static bool is_connect(const struct cap *c);
+
+static bool ns_active(const struct fz *f, uint32_t nsid)
+{
+	for (int i = 0; i < f->nns; i++)
+		if (f->ns[i].nsid == nsid)
+			return true;
+	return false;
+}
+static void must_fail_sc(struct cap *c, uint16_t want, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void must_fail_sc(struct cap *c, uint16_t want, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	must_fail_va(c, want, fmt, ap);
 	va_end(ap);
 }
 
@@ -825,7 +862,8 @@ static const struct nw_ns *pick_ns(struct fz *f, struct rng *r, struct cap *c,
 		for (int i = 0; i < f->nns; i++)
 			if (f->ns[i].nsid == *nsid)
 				return &f->ns[i];
-		must_fail(c, "nsid %#x is not an active namespace", *nsid);
+		must_fail_sc(c, SC_INVALID_NS, "nsid %#x is not an active namespace",
+			     *nsid);
 	}
 	return ns;
 }
@@ -855,7 +893,8 @@ static void pick_range(struct fz *f, struct rng *r, struct cap *c,
 		default: *slba = ns->nsze + below(r, 1u << 20); break;
 		}
 		if (*slba >= ns->nsze || *nlb > ns->nsze - *slba)
-			must_fail(c, "LBA %#llx + %u beyond the namespace's %llu blocks",
+			must_fail_sc(c, SC_LBA_RANGE,
+				     "LBA %#llx + %u beyond the namespace's %llu blocks",
 				  (unsigned long long)*slba, *nlb,
 				  (unsigned long long)ns->nsze);
 	}
@@ -885,6 +924,8 @@ static void gen_io(struct fz *f, struct fz_q *fq, struct rng *r, struct cap *c)
 			nsid = 0xffffffff;
 			c->mutated = false;
 			c->why[0] = 0;
+			c->reasons = 0;
+			c->want = 0;
 			if (((f->vwc >> 1) & 3) == 2)
 				must_fail(c, "Flush of NSID 0xffffffff with VWC %#x",
 					  f->vwc);
@@ -977,7 +1018,8 @@ static void gen_io(struct fz *f, struct fz_q *fq, struct rng *r, struct cap *c)
 		c->sqe.cdw12 = htole32((uint32_t)rnd(r));
 		c->sqe.cdw13 = htole32((uint32_t)rnd(r));
 		c->dlen = -1;
-		must_fail(c, "I/O opcode %#04x is not supported", op);
+		must_fail_sc(c, SC_INVALID_OPCODE, "I/O opcode %#04x is not supported",
+			     op);
 	}
 	if (chance(r, 30)) {
 		c->sqe.cdw13 = htole32((uint32_t)rnd(r));
@@ -1140,7 +1182,8 @@ static void gen_admin(struct fz *f, struct fz_q *fq, struct rng *r,
 		if (disc && cns != 1)
 			must_fail(c, "Identify CNS %#x on a discovery controller", cns);
 		else if (cns > 3)
-			must_fail(c, "Identify CNS %#x is not supported", cns);
+			must_fail_sc(c, SC_INVALID_FIELD,
+				     "Identify CNS %#x is not supported", cns);
 		break;
 	}
 	case 1: {	/* Get Log Page */
@@ -1186,8 +1229,23 @@ static void gen_admin(struct fz *f, struct fz_q *fq, struct rng *r,
 		}
 		c->dlen = ((int64_t)numd + 1) * 4;
 		c->to_host = true;
-		if (!ok_lid)
-			must_fail(c, "Get Log Page LID %#04x is not supported", lid);
+		/*
+		 * SMART of a namespace that is not there: the target may
+		 * refuse it with its own status; it is no longer the one
+		 * reason a refusal can have.
+		 */
+		if (lid == 0x02 && nsid && nsid != 0xffffffff && !ns_active(f, nsid))
+			c->reasons++;
+		/*
+		 * An unsupported LID: Invalid Field (NVMe 2.0, Get Log
+		 * Page), or Invalid Log Page, which the specification also
+		 * defines for reserved LIDs.
+		 */
+		if (!ok_lid) {
+			must_fail_sc(c, SC_INVALID_FIELD,
+				     "Get Log Page LID %#04x is not supported", lid);
+			c->alt_ok = true;
+		}
 		else if ((uint64_t)c->dlen > MDTS_BYTES)
 			must_fail(c, "Get Log Page of %lld bytes, beyond MDTS",
 				  (long long)c->dlen);
@@ -1195,7 +1253,8 @@ static void gen_admin(struct fz *f, struct fz_q *fq, struct rng *r,
 			must_fail(c, "Get Log Page offset %#llx not dword aligned",
 				  (unsigned long long)lpo);
 		else if (lpo > log_size(f, lid))
-			must_fail(c, "Get Log Page offset %#llx past the end of log %#04x",
+			must_fail_sc(c, SC_INVALID_FIELD,
+				     "Get Log Page offset %#llx past the end of log %#04x",
 				  (unsigned long long)lpo, lid);
 		if ((uint64_t)c->dlen > MDTS_BYTES)
 			c->dlen = -1;	/* any SGL will do: it must fail */
@@ -1277,7 +1336,8 @@ static void gen_admin(struct fz *f, struct fz_q *fq, struct rng *r,
 		c->sqe.cdw10 = htole32((uint32_t)rnd(r));
 		c->sqe.cdw11 = htole32((uint32_t)rnd(r));
 		c->dlen = -1;
-		must_fail(c, "admin opcode %#04x is not supported", op);
+		must_fail_sc(c, SC_INVALID_OPCODE,
+			     "admin opcode %#04x is not supported", op);
 		break;
 	}
 	if (0) {
@@ -1389,8 +1449,16 @@ static void check_cqe(struct fz *f, struct fz_q *fq, const struct nw_done *d)
 		if (!st)
 			finding(f, rec->iter, "success although %s (%s)", rec->why,
 				rec->what);
+		else if (rec->want && rec->epoch == f->cc_epoch &&
+			 !f->cc_dirty && (st & SC_MASK) != rec->want &&
+			 !(rec->want == SC_INVALID_FIELD && rec->alt_ok &&
+			   (st & SC_MASK) == SC_INVALID_LOG_PAGE))
+			finding(f, rec->iter, "status %#x, expected %#x, for %s (%s)",
+				st & SC_MASK, rec->want, rec->why, rec->what);
 		else
 			f->must_fail_seen++;
+		if (st && rec->want && (st & SC_MASK) == rec->want)
+			f->want_seen++;
 	}
 	if (rec->must_pass && rec->epoch == f->cc_epoch && !f->cc_dirty) {
 		if (st)
@@ -1588,6 +1656,15 @@ static int send_cap(struct fz *f, struct cap *c, bool setup)
 	rec->live = true;
 	rec->held = c->held;
 	rec->must_fail = c->why[0] != 0;
+	/*
+	 * The one status expected, where the controller is known to be
+	 * enabled: not on a fresh queue (before CC.EN only Fabrics commands
+	 * run; Command Sequence Error may come first), except for its
+	 * Connect, nor after a Property Set of CC that may have disabled it.
+	 */
+	rec->want = c->reasons == 1 && !f->cc_dirty && !f->cc_inflight &&
+		    (fq != &f->fresh || is_connect(c)) ? c->want : 0;
+	rec->alt_ok = c->alt_ok;
 	rec->must_pass = !setup && c->valid_base && !c->mutated &&
 			 !c->why[0] && !fq->fresh && !f->cc_dirty &&
 			 !f->cc_inflight;
@@ -1851,6 +1928,8 @@ static void do_length(struct fz *f, struct rng *r, bool shorter)
 	else
 		gen_admin(f, fq, r, &c, false);
 	c.why[0] = 0;
+	c.reasons = 0;
+	c.want = 0;
 	c.effect = FX_NONE;
 	c.held = false;
 	c.must_drop = true;
@@ -2065,6 +2144,13 @@ static void gen_connect(struct fz *f, struct fz_q *fq, struct rng *r,
 	((uint8_t *)&c->sqe)[4] = NVMF_FCTYPE_CONNECT;
 	c->effect = FX_CONNECT;
 	*expect_ok = true;
+	/*
+	 * The capsule sent before it may have been a Connect that succeeded:
+	 * then this one may be refused for that first, whatever else is
+	 * wrong with it.
+	 */
+	if (fq->connected)
+		c->reasons++;
 	cntlid = io ? f->cntlid : 0xffff;
 	if (!io && chance(r, 200)) {
 		sub = DISC_NQN;
@@ -2114,7 +2200,8 @@ static void gen_connect(struct fz *f, struct fz_q *fq, struct rng *r,
 				 "nqn.2026-11.io.purlin.test:nope-%08x",
 				 (uint32_t)rnd(r));
 			sub = rnd_nqn;
-			must_fail(c, "Connect to subsystem %s", sub);
+			must_fail_sc(c, SC_CONNECT_INVALID_PARAM,
+				     "Connect to subsystem %s", sub);
 			break;
 		case 1:
 			sub = "";
@@ -2393,7 +2480,7 @@ out:
 
 static void summary(struct fz *f, double secs)
 {
-	printf("fuzz: seed %llu: %llu iterations, %llu capsules (+%llu setup), %llu answers: %llu success, %llu generic, %llu command specific, %llu media, %llu path, %llu undefined; %llu refused as they must be, %llu valid passed; no answer: %llu lost with a queue, %llu held AERs; drops: %llu expected, %llu collateral, %llu ours, %llu unexpected; %llu reconnects, %llu controller resets; fresh queues %llu (CM rejects %llu, Connect ok %llu / refused %llu); truncated %llu, oversize %llu, bad keys %llu, abrupt %llu, raw %llu; %llu not sent (queue gone); %.1f s, %.1f capsules/s; findings %d\n",
+	printf("fuzz: seed %llu: %llu iterations, %llu capsules (+%llu setup), %llu answers: %llu success, %llu generic, %llu command specific, %llu media, %llu path, %llu undefined; %llu refused as they must be (%llu with the specification's status), %llu valid passed; no answer: %llu lost with a queue, %llu held AERs; drops: %llu expected, %llu collateral, %llu ours, %llu unexpected; %llu reconnects, %llu controller resets; fresh queues %llu (CM rejects %llu, Connect ok %llu / refused %llu); truncated %llu, oversize %llu, bad keys %llu, abrupt %llu, raw %llu; %llu not sent (queue gone); %.1f s, %.1f capsules/s; findings %d\n",
 	       (unsigned long long)f->o->seed, (unsigned long long)f->iter,
 	       (unsigned long long)f->sent,
 	       (unsigned long long)(f->total_caps + f->truncated - f->sent),
@@ -2402,6 +2489,7 @@ static void summary(struct fz *f, double secs)
 	       (unsigned long long)f->by_sct[2], (unsigned long long)f->by_sct[3],
 	       (unsigned long long)f->odd,
 	       (unsigned long long)f->must_fail_seen,
+	       (unsigned long long)f->want_seen,
 	       (unsigned long long)f->must_pass_seen,
 	       (unsigned long long)f->lost, (unsigned long long)f->held_lost,
 	       (unsigned long long)f->drops_expected,

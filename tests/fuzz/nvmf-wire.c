@@ -993,7 +993,7 @@ out:
 static int wait_dropped(struct nw_queue *q, int timeout_ms, char *how,
 			size_t hlen)
 {
-	int64_t end = ms_now() + timeout_ms;
+	int64_t end = ms_now() + nw_scaled_ms(timeout_ms);
 
 	while (!nw_dead(q) && ms_now() < end)
 		if (nw_progress(q, 200) < 0)
@@ -1060,8 +1060,8 @@ static int capsule_one(struct ctx *c, int len, int stage)
 		goto out;
 	}
 	if (wait_dropped(q, 15000, how, sizeof(how))) {
-		failf(c, "%d-byte capsule on %s: queue still up after 15 s",
-		      len, stages[stage]);
+		failf(c, "%d-byte capsule on %s: queue still up after %d s",
+		      len, stages[stage], nw_scaled_ms(15000) / 1000);
 		goto out;
 	}
 	if (q->done_head != q->done_tail) {
@@ -1281,8 +1281,8 @@ static int sc_bad_rkey(struct ctx *c)
 		t0 = ms_now();
 		if (nw_wait_cm_disconnect(&io, 15000)) {
 			nw_progress(&io, 0);
-			failf(c, "%s with an unregistered rkey: the target kept the I/O queue connected for 15 s after its %s failed (host side: %s%s)",
-			      kind, ops[k] == NVME_IO_WRITE ? "RDMA READ" : "RDMA WRITE",
+			failf(c, "%s with an unregistered rkey: the target kept the I/O queue connected for %d s after its %s failed (host side: %s%s)",
+			      kind, nw_scaled_ms(15000) / 1000, ops[k] == NVME_IO_WRITE ? "RDMA READ" : "RDMA WRITE",
 			      io.wc_errors ? io.wc_error_msg :
 			      io.flushed ? "host QP flushed" : "no error",
 			      io.done_head != io.done_tail ? ", a completion arrived" : "");
@@ -1336,7 +1336,8 @@ static int sc_kato(struct ctx *c)
 	}
 	/* Silence: gone within 2 KATO periods (plus slack for emulation). */
 	t0 = ms_now();
-	while ((!nw_dead(&a) || !nw_dead(&io)) && ms_now() - t0 < 10000) {
+	while ((!nw_dead(&a) || !nw_dead(&io)) &&
+	       ms_now() - t0 < nw_scaled_ms(10000)) {
 		nw_progress(&a, 50);
 		nw_progress(&io, 50);
 	}
@@ -2394,8 +2395,9 @@ static void on_alarm(int sig)
 	int n;
 
 	(void)sig;
-	n = snprintf(buf, sizeof(buf), "FAIL %s: timed out after %u s\n",
-		     current ? current : "?", scenario_timeout);
+	n = snprintf(buf, sizeof(buf), "FAIL %s: timed out after %d s\n",
+		     current ? current : "?",
+		     nw_scaled_ms((int)scenario_timeout));
 	if (write(STDOUT_FILENO, buf, n) < 0)
 		_exit(3);
 	_exit(1);
@@ -2437,7 +2439,7 @@ static int run(struct ctx *c, const struct scenario *s)
 	c->name = s->name;
 	c->why[0] = 0;
 	current = s->name;
-	alarm(scenario_timeout);
+	alarm((unsigned int)nw_scaled_ms((int)scenario_timeout));
 	ret = s->fn(c);
 	alarm(0);
 	if (c->why[0])
@@ -2488,6 +2490,14 @@ int main(int argc, char **argv)
 	FILE *ur;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("PURLIN_TIMEOUT_SCALE")) {
+		if (!parse_u64(getenv("PURLIN_TIMEOUT_SCALE"), &v) || !v ||
+		    v > 100) {
+			fprintf(stderr, "nvmf-wire: PURLIN_TIMEOUT_SCALE must be 1-100\n");
+			return 2;
+		}
+		nw_time_scale = (int)v;
+	}
 	signal(SIGALRM, on_alarm);
 	signal(SIGUSR1, on_usr1);
 	while ((opt = getopt_long(argc, argv, "a:s:n:t:lvh", lo, NULL)) != -1) {
@@ -2600,6 +2610,8 @@ int main(int argc, char **argv)
 			 fo.cmd_timeout_ms, fo.known ? " --known " : "",
 			 fo.known ? fo.known : "");
 		fo.cmdline = cmdline;
+		/* The reproducer has the nominal limit; the run, the scaled one. */
+		fo.cmd_timeout_ms = (unsigned int)nw_scaled_ms((int)fo.cmd_timeout_ms);
 		return nw_fuzz(&c.t, &fo);
 	}
 	for (i = optind; i < argc; i++) {

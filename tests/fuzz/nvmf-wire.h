@@ -118,6 +118,7 @@ _Static_assert(sizeof(struct nvmf_connect_data) == 1024, "connect data");
 #define SC_SGL_INVALID_DATA	0x00f	/* Data SGL Length Invalid */
 #define SC_SGL_INVALID_TYPE	0x011	/* SGL Descriptor Type Invalid */
 #define SC_SGL_INVALID_OFFSET	0x016
+#define SC_INVALID_LOG_PAGE	0x109
 #define SC_LBA_RANGE		0x080
 #define SC_CONNECT_FORMAT	0x180	/* Incompatible Format */
 #define SC_CONNECT_CTRL_BUSY	0x181
@@ -147,6 +148,13 @@ extern bool nw_use_mw;
  * sends to us).  rxe treats 7 as "retry forever".
  */
 extern int nw_retry_count;
+/*
+ * Every wait for the target (completions, CM events, sends) is this many
+ * times its nominal limit: PURLIN_TIMEOUT_SCALE in the environment, set by
+ * the guest harness on slow (debug) kernels.
+ */
+extern int nw_time_scale;
+int nw_scaled_ms(int ms);
 /* Set by nw_connect: the CM zero-pads connect private data (IB, RoCE). */
 extern bool nw_cm_pads;
 /*

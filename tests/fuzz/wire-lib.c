@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -26,8 +27,16 @@ char nw_err[512];
 int nw_verbose;
 bool nw_use_mw = true;
 int nw_retry_count = 7;
+int nw_time_scale = 1;
 bool nw_cm_pads;
 bool nw_poll_only;
+
+int nw_scaled_ms(int ms)
+{
+	long long v = (long long)ms * nw_time_scale;
+
+	return v > INT_MAX ? INT_MAX : (int)v;
+}
 
 /* Work request ids: kind in the top half, index in the bottom. */
 enum { WR_RECV = 1, WR_SEND = 2, WR_BIND = 3 };
@@ -155,7 +164,7 @@ static int drain_cm_events(struct nw_queue *q)
 static struct rdma_cm_event *wait_cm_event(struct nw_queue *q, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = q->ch->fd, .events = POLLIN };
-	int64_t end = now_ms() + timeout_ms;
+	int64_t end = now_ms() + nw_scaled_ms(timeout_ms);
 	struct rdma_cm_event *ev;
 
 	for (;;) {
@@ -493,7 +502,7 @@ int nw_free_cid(struct nw_queue *q)
 
 int nw_wait_cqe(struct nw_queue *q, struct nw_done *d, int timeout_ms)
 {
-	int64_t end = now_ms() + timeout_ms;
+	int64_t end = now_ms() + nw_scaled_ms(timeout_ms);
 
 	for (;;) {
 		if (q->done_head != q->done_tail) {
@@ -517,7 +526,7 @@ int nw_wait_cqe(struct nw_queue *q, struct nw_done *d, int timeout_ms)
 
 		if (left <= 0) {
 			set_err("queue %u: no completion within %d ms (%d outstanding)",
-				q->qid, timeout_ms, nw_outstanding(q));
+				q->qid, nw_scaled_ms(timeout_ms), nw_outstanding(q));
 			return 0;
 		}
 		if (nw_progress(q, left) < 0)
@@ -563,7 +572,7 @@ void nw_sgl_data(struct nvme_sqe *sqe, uint8_t type, uint64_t addr,
 static int wait_until(struct nw_queue *q, bool (*cond)(struct nw_queue *, int),
 		      int arg, int timeout_ms, const char *what)
 {
-	int64_t end = now_ms() + timeout_ms;
+	int64_t end = now_ms() + nw_scaled_ms(timeout_ms);
 
 	while (!cond(q, arg)) {
 		if (nw_dead(q)) {
@@ -892,7 +901,7 @@ void nw_drop_qp(struct nw_queue *q)
 int nw_wait_cm_disconnect(struct nw_queue *q, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = q->ch->fd, .events = POLLIN };
-	int64_t end = now_ms() + timeout_ms;
+	int64_t end = now_ms() + nw_scaled_ms(timeout_ms);
 
 	for (;;) {
 		drain_cm_events(q);
@@ -914,7 +923,7 @@ void nw_close(struct nw_queue *q)
 		return;
 	if (q->established && !q->disconnected) {
 		rdma_disconnect(q->id);
-		end = now_ms() + 3000;
+		end = now_ms() + nw_scaled_ms(3000);
 		while (!q->disconnected && now_ms() < end)
 			if (nw_progress(q, 200) < 0)
 				break;
@@ -1256,7 +1265,7 @@ int nw_prop_set(struct nw_queue *q, uint32_t off, uint64_t val,
 int nw_enable_ctrl(struct nw_queue *q)
 {
 	uint32_t cc = 1 | 6u << 16 | 4u << 20;
-	int64_t end = now_ms() + 10000;
+	int64_t end = now_ms() + nw_scaled_ms(10000);
 	uint16_t st;
 	uint64_t v;
 

@@ -174,6 +174,10 @@ fi
 
 echo "== harness self-test"
 tests/vm/harness-selftest | tee "$logdir/selftest.log"
+hrc=${PIPESTATUS[0]}
 count_lines "$logdir/selftest.log"
+if [ "$hrc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/selftest.log"; then
+	result FAIL harness-selftest "the self-test script failed (exit $hrc)"
+fi
 
 finish

@@ -13,6 +13,11 @@ HOSTNQN=$(cat /etc/nvme/hostnqn)
 NVMET_CFS=/sys/kernel/config/nvmet
 PURLIN_CFS=/sys/kernel/config/purlin
 
+# Slow (debug) kernels: the harness sets PURLIN_TIMEOUT_SCALE (a factor,
+# from purlin_timeout_scale= on the kernel command line); every wait below
+# and the wire client's (nvmf-wire) limits are multiplied by it.
+SCALE=${PURLIN_TIMEOUT_SCALE:-1}
+
 log() { echo "== $*"; }
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
@@ -26,9 +31,9 @@ expect_fail() {
 }
 
 # poll_until COND-CMD [TENTHS]: true once CMD succeeds, false if it has
-# not within TENTHS tenths of a second (default 10 s).
+# not within TENTHS tenths of a second (default 10 s) times SCALE.
 poll_until() {
-	local n=${2:-100}
+	local n=$((${2:-100} * SCALE))
 	while [ "$n" -gt 0 ]; do
 		if eval "$1" >/dev/null 2>&1; then return 0; fi
 		sleep 0.1
@@ -37,22 +42,29 @@ poll_until() {
 	return 1
 }
 
-# wait_for COND-CMD [TENTHS]: poll until CMD succeeds (default 10 s).
+# wait_for COND-CMD [TENTHS]: poll until CMD succeeds (default 10 s, times
+# SCALE).
 wait_for() {
 	poll_until "$1" "${2:-100}" || fail "timed out waiting for: $1"
 }
 
-# nullblk_create NAME SIZE_MB [MEMORY_BACKED]: a null_blk through configfs,
-# memory-backed unless MEMORY_BACKED is 0 (then nothing is stored: fio
-# verify fails, but the device costs next to nothing).  Prints the path.
+# nullblk_create NAME SIZE_MB [MEMORY_BACKED] [ATTR=VALUE...]: a null_blk
+# through configfs, memory-backed unless MEMORY_BACKED is 0 (then nothing
+# is stored: fio verify fails, but the device costs next to nothing), with
+# the other configfs attributes given (discard=1, cache_size=8, ...), set
+# before it powers on.  Prints the path.
 nullblk_create() {
-	local name=$1 size=$2 d
+	local name=$1 size=$2 d kv
 	modprobe null_blk nr_devices=0 queue_mode=2
 	d=/sys/kernel/config/nullb/$name
 	mkdir "$d"
 	echo "$size" > "$d/size"
 	echo "${3:-1}" > "$d/memory_backed"
 	echo 512 > "$d/blocksize"
+	shift 3 2>/dev/null || shift $#
+	for kv in "$@"; do
+		echo "${kv#*=}" > "$d/${kv%%=*}" || fail "null_blk $name: ${kv%%=*}=${kv#*=} refused"
+	done
 	echo 1 > "$d/power"
 	wait_for "[ -b /dev/$name ]"
 	echo "/dev/$name"
@@ -257,7 +269,7 @@ pair_mark() {
 # pair_wait NAME [SECONDS]: wait for the other guest's mark NAME (default
 # 120 s); fail at once if the other guest's test failed.
 pair_wait() {
-	local n=$((${2:-120} * 10)) f
+	local n=$((${2:-120} * 10 * SCALE)) f
 	while [ "$n" -gt 0 ]; do
 		[ -e "/share/$1" ] && return 0
 		for f in /share/"$TEST".failed.*; do
@@ -282,15 +294,15 @@ live() { purlin_live | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 # objects in the failure.
 await() {
 	poll_until "$1" "$2" ||
-		fail "$3 (after $(($2 / 10)) s; live: $(purlin_live 2>/dev/null))"
+		fail "$3 (after $(($2 * SCALE / 10)) s; live: $(purlin_live 2>/dev/null))"
 }
 
 # purlin_assert_idle [BASELINE] [WHEN]: teardown is asynchronous, so wait
-# (up to 20 s) until the live counters equal BASELINE, a purlin_live line
+# (up to 20 s times SCALE) until the live counters equal BASELINE, a purlin_live line
 # taken while nothing was connected; without one, until no controller,
 # queue or request is left.  Fails naming what is left.
 purlin_assert_idle() {
-	local base=${1:-} when=${2:-} n=200 cur
+	local base=${1:-} when=${2:-} n=$((200 * SCALE)) cur
 	while :; do
 		cur=$(purlin_live)
 		if [ -n "$base" ]; then
@@ -306,3 +318,101 @@ purlin_assert_idle() {
 	done
 	fail "Purlin objects left${when:+ $when}: $cur (expected ${base:-ctrls=0 queues=0 reqs=0})"
 }
+
+# Verified background writers (fault and teardown tests).
+# bgv_start DEV OFFSET SIZE [TAG]: fio runs over SIZE bytes at OFFSET of
+# DEV, one after another until bgv_stop: each writes with a verify backlog
+# (reads back while writing) and verifies everything it wrote at the end.
+# The first failure stops the loop.  Files: TAG.N.out, TAG.done (runs
+# finished), TAG.failed (the run that failed), TAG.stop.
+bgv_start() {
+	local dev=$1 off=$2 size=$3 tag=${4:-bgv}
+	rm -f "$tag".*
+	(
+		i=0
+		while [ ! -e "$tag.stop" ]; do
+			i=$((i + 1))
+			fio --name="$tag$i" --filename="$dev" --ioengine=libaio \
+				--direct=1 --rw=randwrite --bs=16k --iodepth=16 \
+				--offset="$off" --size="$size" \
+				--verify=crc32c --verify_fatal=1 --do_verify=1 \
+				--verify_backlog=64 > "$tag.$i.out" 2>&1 ||
+				{ echo $i > "$tag.failed"; exit 1; }
+			echo $i > "$tag.done"
+		done
+	) &
+	BGV_PID=$!
+	BGV_TAG=$tag
+}
+
+# bgv_check: fail now if a run has failed (its output shown).
+bgv_check() {
+	if [ -e "$BGV_TAG.failed" ]; then
+		cat "$BGV_TAG.$(cat $BGV_TAG.failed).out"
+		fail "fio run $(cat $BGV_TAG.failed) failed"
+	fi
+	return 0
+}
+
+# bgv_busy IDLE: the writers' commands are on the target (more requests
+# than IDLE in use), or a run failed (then bgv_check says so).
+bgv_busy() {
+	await "[ -e $BGV_TAG.failed ] || [ \$(live reqs) -gt $1 ]" 300 \
+		"no fio I/O in flight (idle: $1)"
+	bgv_check
+}
+
+# bgv_runs: how many runs finished clean so far.
+bgv_runs() { cat "$BGV_TAG.done" 2>/dev/null || echo 0; }
+
+# bgv_stop [WHY]: let the run in progress (which spans the last fault)
+# finish with its verify, stop, and fail unless every run exited 0 with
+# no error or verify complaint.
+bgv_stop() {
+	local n f
+	n=$(bgv_runs)
+	await "[ \$(bgv_runs) -gt $n ] || [ -e $BGV_TAG.failed ]" 1200 \
+		"the fio run spanning ${1:-the faults} did not finish"
+	touch "$BGV_TAG.stop"
+	if ! wait $BGV_PID; then
+		cat "$BGV_TAG.$(cat $BGV_TAG.failed).out"
+		fail "fio run $(cat $BGV_TAG.failed) over ${1:-the faults} failed"
+	fi
+	for f in "$BGV_TAG".*.out; do
+		grep -q "err= 0" "$f" || { cat "$f"; fail "$f: errors"; }
+		if grep -qi "verify.*fail\|bad magic\|bad header" "$f"; then
+			cat "$f"
+			fail "$f: verify errors"
+		fi
+	done
+	log "$(bgv_runs) fio write+verify runs over ${1:-the faults}, all clean"
+}
+
+# bgv_abandon: stop the loop without judging it (the host deleted the
+# controller under it, by design); waits for fio to exit.
+bgv_abandon() {
+	touch "$BGV_TAG.stop"
+	wait $BGV_PID 2>/dev/null || true
+}
+
+# expect_status STATUS CMD...: the nvme-cli command CMD must fail with the
+# NVMe status STATUS, as nvme-cli prints it: "(0xHHHH)", the status field
+# without the phase bit (SCT << 8 | SC, DNR 0x4000), e.g. 0x4080 for LBA Out
+# of Range with DNR.  Its output is left in status.out.
+expect_status() {
+	local want=$1
+	shift
+	if "$@" > status.out 2>&1; then
+		cat status.out
+		fail "succeeded, want NVMe status $want: $*"
+	fi
+	if ! grep -q "($want)" status.out; then
+		cat status.out
+		fail "want NVMe status $want from: $*"
+	fi
+}
+
+# kmark NAME: put a mark in the kernel log; since_mark NAME: the kernel log
+# after it (counts taken this way cannot fall when the ring buffer wraps).
+kmark() { echo "purlin-test: mark $1" > /dev/kmsg; }
+since_mark() { dmesg | sed -n "/purlin-test: mark $1\$/,\$p"; }

@@ -7,6 +7,7 @@
 # timeout: 14400
 
 FUZZ_FIXED=${FUZZ_FIXED:-none}
+FUZZ_SEED=${FUZZ_SEED:-$(date +%Y%m%d)}
 FUZZ_COUNT=${FUZZ_COUNT:-100000}
 FUZZ_TIME=${FUZZ_TIME:-0}
 . /tests/purlin-fuzz.sh

@@ -75,16 +75,8 @@ storm() {
 
 DELAY_MS=$(sed -n 's/.*purlin_fault_kill_delay_ms=\([0-9][0-9]*\).*/\1/p' /proc/cmdline)
 if [ "${DELAY_MS:-0}" -gt 0 ]; then
-	modprobe null_blk nr_devices=0 queue_mode=2
-	d=/sys/kernel/config/nullb/faultkill
-	mkdir $d
-	echo 64 > $d/size
-	echo 1 > $d/memory_backed
-	echo 512 > $d/blocksize
-	echo 2 > $d/irqmode
-	echo $((DELAY_MS * 1000000)) > $d/completion_nsec
-	echo 1 > $d/power
-	wait_for "[ -b /dev/faultkill ]"
+	nullblk_create faultkill 64 1 irqmode=2 \
+		completion_nsec=$((DELAY_MS * 1000000)) > /dev/null
 	purlin_export $NQN /dev/faultkill 1
 	STORM_BS="--bssplit=4k/50:16k/30:128k/15:1m/5"
 	log "null_blk completing each I/O ${DELAY_MS} ms late"

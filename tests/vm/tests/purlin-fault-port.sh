@@ -41,28 +41,14 @@ fio --name=regionA --filename="$dev" --ioengine=libaio --direct=1 --rw=write \
 	--verify_fatal=1 --do_verify=1 > regionA.out 2>&1 ||
 	{ cat regionA.out; fail "region A write"; }
 
-# Verified writers over 32..48 MiB, one after another until told to stop:
-# each run writes with a verify backlog (reads back while writing) and
-# verifies everything it wrote at the end.  Any failure stops the loop.
-(
-	i=0
-	while [ ! -e stop ]; do
-		i=$((i + 1))
-		fio --name=v$i --filename="$dev" --ioengine=libaio --direct=1 \
-			--rw=randwrite --bs=16k --iodepth=16 \
-			--offset=$((32 * MB)) --size=$((16 * MB)) \
-			--verify=crc32c --verify_fatal=1 --do_verify=1 \
-			--verify_backlog=64 > v$i.out 2>&1 || { echo $i > failed; exit 1; }
-		echo $i > done
-	done
-) &
-loop=$!
+# Verified writers over 32..48 MiB until the faults are over (lib.sh).
+bgv_start "$dev" $((32 * MB)) $((16 * MB))
 
 # outage NAME REMOVE-CMD RESTORE-CMD: take the port away under I/O, check
 # the stall, bring it back, check the recovery.
 outage() {
 	local c0 c1
-	await "[ \$(live reqs) -gt $idle ]" 300 "$1: no I/O in flight before the fault"
+	bgv_busy $idle
 	log "$1: $(live reqs) requests in flight"
 	eval "$2"
 	await "[ \$(live ctrls) = 0 ] && [ \$(live queues) = 0 ]" 300 \
@@ -70,11 +56,11 @@ outage() {
 	await "[ \"\$(state)\" != live ]" 300 "$1: host did not notice"
 	[ "$(live reqs)" = 0 ] || fail "$1: requests left without queues"
 	c0=$(commands)
-	sleep 3
+	sleep 3		# observation window: no command may reach the namespace
 	c1=$(commands)
 	[ "$c0" = "$c1" ] || fail "$1: I/O reached the namespace with the port down"
 	[ "$(state)" = connecting ] || fail "$1: host state $(state), want connecting"
-	[ ! -e failed ] || fail "$1: fio failed while the port was away"
+	bgv_check	# nothing failed while the port was away
 	eval "$3"
 	await "[ \"\$(state)\" = live ]" 300 "$1: host did not reconnect"
 	await "[ \$(commands) -gt $c1 ]" 300 "$1: I/O did not resume"
@@ -89,7 +75,7 @@ readd_port() {
 outage unlink "rm $P/subsystems/$NQN" "purlin_link 1 $NQN"
 outage "port rmdir" "rm $P/subsystems/$NQN; rmdir $P; [ \$(live ports) = 0 ]" readd_port
 # back to back: the host sees its queues torn down, the listener returns at once
-await "[ \$(live reqs) -gt $idle ]" 300 "flap: no I/O in flight"
+bgv_busy $idle
 log "unlink + relink: $(live reqs) requests in flight"
 rm $P/subsystems/$NQN
 await "[ \$(live queues) = 0 ]" 300 "flap: queues not freed"
@@ -100,16 +86,7 @@ await "[ \$(commands) -gt $c ]" 300 "flap: I/O did not resume"
 log "unlink + relink: reconnected, I/O resumed"
 
 # let the run in progress span the last fault and finish with its verify
-n=$(cat done 2>/dev/null || echo 0)
-await "[ \$(cat done 2>/dev/null || echo 0) -gt $n ] || [ -e failed ]" 1200 \
-	"the fio run spanning the faults did not finish"
-touch stop
-wait $loop || { cat v$(cat failed).out; fail "fio run $(cat failed) failed"; }
-log "$(cat done) fio write+verify runs, all clean"
-for f in v*.out; do
-	grep -q "err= 0" $f || { cat $f; fail "$f: errors"; }
-	! grep -qi "verify.*fail\|bad magic\|bad header" $f || { cat $f; fail "$f: verify errors"; }
-done
+bgv_stop "the faults"
 
 log "region A still verifies"
 fio --name=regionA --filename="$dev" --ioengine=libaio --direct=1 --rw=write \

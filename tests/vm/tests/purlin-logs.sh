@@ -38,11 +38,11 @@ w=$(sed -n 's/^host_write_commands[[:space:]]*:[[:space:]]*//p' smart.txt | tr -
 u=$(sed -n 's/^Data Units Written[[:space:]]*:[[:space:]]*\([0-9,]*\).*/\1/p' smart.txt | tr -d ',')
 [ "${u:-0}" -ge 2 ] || fail "smart-log data_units_written: $u"
 nvme smart-log "$ctrl" --namespace-id=1 | grep -q "host_read_commands" || fail "per-namespace smart-log"
-expect_fail nvme smart-log "$ctrl" --namespace-id=9
+expect_status 0x400b nvme smart-log "$ctrl" --namespace-id=9	# Invalid Namespace, DNR
 
 log "error log"
 nlb=$(cat /sys/block/$(basename $dev)/size)
-expect_fail nvme read "$dev" --start-block=$nlb --block-count=0 --data-size=512 --data=x.bin
+expect_status 0x4080 nvme read "$dev" --start-block=$nlb --block-count=0 --data-size=512 --data=x.bin
 nvme error-log "$ctrl" --log-entries=1 > err.txt
 cat err.txt
 grep -q "error_count[[:space:]]*:[[:space:]]*[1-9]" err.txt || fail "error log has no entry"
@@ -61,8 +61,10 @@ dword() { od -A n -t u4 -j $(($1 * 4)) -N 4 eff.bin | tr -d ' '; }
 [ "$(dword $((256 + 1)))" = 3 ] || fail "Write (0x01): want supported + LBA content change"
 [ "$(dword $((256 + 0x80)))" = 0 ] || fail "an unimplemented opcode is listed"
 
-log "unknown log page refused"
-expect_fail nvme get-log "$ctrl" --log-id=0xc0 --log-len=512
+log "unknown log page refused: Invalid Field, DNR (NVMe 2.0 Get Log Page)"
+expect_status 0x4002 nvme get-log "$ctrl" --log-id=0xc0 --log-len=512
+log "log page offset past the end: Invalid Field, DNR"
+expect_status 0x4002 nvme get-log "$ctrl" --log-id=2 --log-len=512 --lpo=4096
 
 nvme_disconnect $NQN
 purlin_clear

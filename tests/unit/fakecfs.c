@@ -1,20 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A directory tree that behaves like Linux's nvmet configfs, enough for
- * purlinctl's tests: mkdir creates the attribute files and default groups
- * the kernel would, rmdir removes them (and refuses non-empty groups),
- * and writes and links follow the kernel's rules that constrain ordering:
- *   - port addr_/param_ writes fail with EACCES while subsystems are linked
- *   - namespace device attributes fail with EBUSY while it is enabled
- *   - enabling a namespace without a device path fails with ENOENT
- *   - allowed_hosts links fail with EINVAL while allow_any_host is 1, and
- *     allow_any_host=1 fails while allowed_hosts is not empty
- *   - linking a subsystem into a port without a transport fails with EINVAL
+ * A directory tree that behaves like Purlin's configfs (drivers/configfs.c),
+ * or like Linux 6.1's nvmet configfs (fake_target = FAKE_NVMET, the nvmet
+ * the guest tests run), enough for purlinctl's tests: mkdir creates the
+ * attribute files and default groups the kernel would, with the kernel's
+ * defaults; every write is parsed, refused with the kernel's errno or
+ * stored as the kernel would show it; mkdir, rmdir, symlink and unlink
+ * follow the VFS's and configfs's own rules (EEXIST, EPERM for default
+ * groups and objects without links, EBUSY for a link target, ENOTEMPTY)
+ * and the objects' (allowed hosts, port enable on the first link, ...).
+ *
+ * The rules are checked against the real kernels: tests/vm/data/configfs-ops.txt
+ * is replayed here (test_cfs_model.c) and in a guest on Purlin and nvmet
+ * (tests/vm/tests/purlin-cfs-model.sh), with the same expected results.
+ *
+ * Devices: /dev/nullbN and /dev/ramN exist as block devices in the fake's
+ * world, and the regular files a test adds with fakecfs_add_file(); any
+ * other device_path is looked up on the real file system (ENOENT when
+ * missing; a directory or character device is neither).
  * It lives in the tests only: purlinctl itself talks to real configfs.
  */
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,86 +35,45 @@
 #include "cfs.h"
 #include "harness.h"
 
+enum fake_target fake_target;
 bool fake_old_nvmet;
+static struct strv fake_files;
+
+void fakecfs_add_file(const char *path)
+{
+	strv_add(&fake_files, path);
+}
+
+static bool nvmet(void)
+{
+	return fake_target == FAKE_NVMET || fake_old_nvmet;
+}
 
 enum fake_kind {
 	FK_NONE,
+	FK_TOP,		/* hosts/, subsystems/, ports/ */
 	FK_HOST,
 	FK_SUBSYS,
+	FK_SUBSYS_GROUP,	/* subsystems/X/namespaces, allowed_hosts */
 	FK_NS,
+	FK_ALLOWED_LINK,
 	FK_PORT,
+	FK_PORT_GROUP,	/* ports/X/subsystems, referrals, ana_groups */
+	FK_PORT_LINK,
 	FK_REFERRAL,
 	FK_ANA,
-	FK_ALLOWED_LINK,
-	FK_PORT_LINK,
 };
 
-struct fake_file {
-	const char *name;
-	const char *value;
-};
-
-static const struct fake_file subsys_files[] = {
-	{ "attr_allow_any_host", "0" }, { "attr_serial", "1a2b3c4d5e6f7081" },
-	{ "attr_model", "Linux" },      { "attr_firmware", "6.1.0" },
-	{ "attr_version", "1.3" },      { "attr_ieee_oui", "0x000000" },
-	{ "attr_cntlid_min", "1" },     { "attr_cntlid_max", "65519" },
-	{ "attr_qid_max", "128" },      { "attr_pi_enable", "0" },
-	{ NULL, NULL },
-};
-
-static const struct fake_file ns_files[] = {
-	{ "device_path", "" },
-	{ "device_uuid", "00000000-0000-0000-0000-000000000000" },
-	{ "device_nguid", "00000000-0000-0000-0000-000000000000" },
-	{ "enable", "0" },
-	{ "ana_grpid", "1" },
-	{ "buffered_io", "0" },
-	{ "revalidate_size", "" },
-	{ NULL, NULL },
-};
-
-static const struct fake_file port_files[] = {
-	{ "addr_trtype", "" },
-	{ "addr_adrfam", "" },
-	{ "addr_traddr", "" },
-	{ "addr_trsvcid", "" },
-	{ "addr_treq", "not specified" },
-	{ "param_inline_data_size", "-1" },
-	{ "param_max_queue_size", "-1" },
-	{ NULL, NULL },
-};
-
-static const struct fake_file referral_files[] = {
-	{ "addr_trtype", "" },
-	{ "addr_adrfam", "" },
-	{ "addr_traddr", "" },
-	{ "addr_trsvcid", "" },
-	{ "addr_treq", "not specified" },
-	{ "addr_portid", "0" },
-	{ "enable", "0" },
-	{ NULL, NULL },
-};
-
-static const struct fake_file ana_files[] = {
-	{ "ana_state", "inaccessible" },
-	{ NULL, NULL },
-};
-
-static const struct fake_file host_files[] = {
-	{ "dhchap_hash", "hmac(sha256)" },
-	{ NULL, NULL },
-};
-
-static const char *const subsys_groups[] = { "namespaces", "allowed_hosts", NULL };
-static const char *const port_groups[] = { "subsystems", "referrals", "ana_groups", NULL };
-
-/* Split path (absolute, under test_root) into at most 6 components. */
+/* Split rel (relative to test_root) into at most 6 components. */
 static size_t split(const char *path, char parts[6][256])
 {
-	const char *p = path + strlen(test_root);
-	size_t n = 0;
+	const char *p = path;
+	size_t n = 0, root = strlen(test_root);
 
+	if (!strncmp(p, test_root, root) && (p[root] == '/' || !p[root]))
+		p += root;
+	else
+		return 0;
 	while (*p == '/')
 		p++;
 	while (*p && n < 6) {
@@ -116,50 +87,94 @@ static size_t split(const char *path, char parts[6][256])
 	return *p ? 0 : n;
 }
 
+/* path resolved, as test_root/..., or NULL when it lies outside the tree. */
+static char *tree_path(const char *path)
+{
+	char *real = realpath(path, NULL), *root = realpath(test_root, NULL), *out = NULL;
+	size_t len = root ? strlen(root) : 0;
+
+	if (real && root && !strncmp(real, root, len) && (real[len] == '/' || !real[len]) &&
+	    asprintf(&out, "%s%s", test_root, real + len) < 0)
+		abort();
+	free(real);
+	free(root);
+	return out;
+}
+
 static enum fake_kind classify(const char *path)
 {
 	char c[6][256];
 	size_t n = split(path, c);
 
+	if (n == 1 && (!strcmp(c[0], "hosts") || !strcmp(c[0], "subsystems") ||
+		       !strcmp(c[0], "ports")))
+		return FK_TOP;
 	if (n == 2 && !strcmp(c[0], "hosts"))
 		return FK_HOST;
-	if (n == 2 && !strcmp(c[0], "subsystems"))
-		return FK_SUBSYS;
-	if (n == 4 && !strcmp(c[0], "subsystems") && !strcmp(c[2], "namespaces"))
-		return FK_NS;
-	if (n == 4 && !strcmp(c[0], "subsystems") && !strcmp(c[2], "allowed_hosts"))
-		return FK_ALLOWED_LINK;
-	if (n == 2 && !strcmp(c[0], "ports"))
-		return FK_PORT;
-	if (n == 4 && !strcmp(c[0], "ports") && !strcmp(c[2], "referrals"))
-		return FK_REFERRAL;
-	if (n == 4 && !strcmp(c[0], "ports") && !strcmp(c[2], "ana_groups"))
-		return FK_ANA;
-	if (n == 4 && !strcmp(c[0], "ports") && !strcmp(c[2], "subsystems"))
-		return FK_PORT_LINK;
+	if (n >= 2 && !strcmp(c[0], "subsystems")) {
+		if (n == 2)
+			return FK_SUBSYS;
+		if (n == 3 && (!strcmp(c[2], "namespaces") || !strcmp(c[2], "allowed_hosts")))
+			return FK_SUBSYS_GROUP;
+		if (n == 4 && !strcmp(c[2], "namespaces"))
+			return FK_NS;
+		if (n == 4 && !strcmp(c[2], "allowed_hosts"))
+			return FK_ALLOWED_LINK;
+	}
+	if (n >= 2 && !strcmp(c[0], "ports")) {
+		if (n == 2)
+			return FK_PORT;
+		if (n == 3 && (!strcmp(c[2], "subsystems") || !strcmp(c[2], "referrals") ||
+			       !strcmp(c[2], "ana_groups")))
+			return FK_PORT_GROUP;
+		if (n == 4 && !strcmp(c[2], "subsystems"))
+			return FK_PORT_LINK;
+		if (n == 4 && !strcmp(c[2], "referrals"))
+			return FK_REFERRAL;
+		if (n == 4 && !strcmp(c[2], "ana_groups"))
+			return FK_ANA;
+	}
 	return FK_NONE;
 }
 
-static void put(const char *dir, const char *name, const char *value)
+/* ---- files ---------------------------------------------------------------- */
+
+static char *join(const char *dir, const char *name)
 {
 	char *path;
-	int fd;
 
 	if (asprintf(&path, "%s/%s", dir, name) < 0)
 		abort();
+	return path;
+}
+
+static void put_mode(const char *dir, const char *name, const char *value, mode_t mode)
+{
+	char *path = join(dir, name);
+	int fd;
+
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, value, strlen(value)) < 0 || write(fd, "\n", 1) < 0)
 		abort();
 	close(fd);
+	if (chmod(path, mode))
+		abort();
+	free(path);
+}
+
+static void put(const char *dir, const char *name, const char *value)
+{
+	char *path = join(dir, name);
+	struct stat st;
+
+	put_mode(dir, name, value, stat(path, &st) ? 0644 : st.st_mode & 07777);
 	free(path);
 }
 
 static char *get(const char *dir, const char *name)
 {
-	char *path, *val;
+	char *path = join(dir, name), *val;
 
-	if (asprintf(&path, "%s/%s", dir, name) < 0)
-		abort();
 	val = slurp(path);
 	free(path);
 	if (val)
@@ -176,71 +191,29 @@ static bool get_is(const char *dir, const char *name, const char *want)
 	return is;
 }
 
-static void populate(const char *dir, const struct fake_file *files, const char *const *groups)
+static char *parent_of(const char *path)
 {
-	for (; files && files->name; files++)
-		if (!(fake_old_nvmet && !strcmp(files->name, "attr_qid_max")))
-			put(dir, files->name, files->value);
-	for (; groups && *groups; groups++) {
-		char *sub;
+	char *dir = strdup(path);
 
-		if (asprintf(&sub, "%s/%s", dir, *groups) < 0 || mkdir(sub, 0755))
-			abort();
-		free(sub);
-	}
+	*strrchr(dir, '/') = '\0';
+	return dir;
 }
 
-static int fake_mkdir(const char *path)
+static bool is_dir(const char *path)
 {
-	enum fake_kind kind = classify(path);
-	const char *base = strrchr(path, '/') + 1;
-	char *ana1;
+	struct stat st;
 
-	if (kind == FK_NONE || kind == FK_ALLOWED_LINK || kind == FK_PORT_LINK)
-		return -EPERM;
-	if (kind == FK_ANA && (strtol(base, NULL, 10) < 2 || strtol(base, NULL, 10) > 128))
-		return -EINVAL;
-	if (mkdir(path, 0755))
-		return -errno;
-	switch (kind) {
-	case FK_HOST:
-		populate(path, host_files, NULL);
-		break;
-	case FK_SUBSYS:
-		populate(path, subsys_files, subsys_groups);
-		break;
-	case FK_NS:
-		populate(path, ns_files, NULL);
-		break;
-	case FK_PORT:
-		populate(path, port_files, port_groups);
-		if (asprintf(&ana1, "%s/ana_groups/1", path) < 0 || mkdir(ana1, 0755))
-			abort();
-		put(ana1, "ana_state", "optimized");
-		free(ana1);
-		break;
-	case FK_REFERRAL:
-		populate(path, referral_files, NULL);
-		break;
-	case FK_ANA:
-		populate(path, ana_files, NULL);
-		break;
-	default:
-		break;
-	}
-	return 0;
+	return !lstat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-/* A default group may hold only what allowed says (NULL: nothing). */
+/* Does directory dir/group hold anything but the entry allowed (NULL: none)? */
 static bool group_empty(const char *dir, const char *group, const char *allowed)
 {
-	char *path;
+	char *path = join(dir, group);
 	struct dirent *de;
 	DIR *d;
 	bool empty = true;
 
-	if (asprintf(&path, "%s/%s", dir, group) < 0)
-		abort();
 	d = opendir(path);
 	free(path);
 	if (!d)
@@ -253,111 +226,1180 @@ static bool group_empty(const char *dir, const char *group, const char *allowed)
 	return empty;
 }
 
+/* Do a and b (links followed) name the same directory? */
+static bool same_dir(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Is any link of top/<x>/<linkdir>/ (e.g. subsystems/<x>/allowed_hosts) pointing at target? */
+static bool linked_from(const char *top, const char *linkdir, const char *target)
+{
+	char *path = join(test_root, top);
+	struct dirent *de, *le;
+	bool found = false;
+	DIR *d = opendir(path), *ld;
+
+	while (d && !found && (de = readdir(d))) {
+		char *ldir;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (asprintf(&ldir, "%s/%s/%s", path, de->d_name, linkdir) < 0)
+			abort();
+		ld = opendir(ldir);
+		while (ld && !found && (le = readdir(ld))) {
+			char *link = join(ldir, le->d_name);
+			struct stat st;
+
+			found = !lstat(link, &st) && S_ISLNK(st.st_mode) && same_dir(link, target);
+			free(link);
+		}
+		if (ld)
+			closedir(ld);
+		free(ldir);
+	}
+	if (d)
+		closedir(d);
+	free(path);
+	return found;
+}
+
+/* ---- the kernel's parsers --------------------------------------------------- */
+
+/*
+ * kstrtoull()/kstrtoll(): an optional sign ('-' only when is_signed), the
+ * base 0 prefixes, at least one digit, one optional newline, nothing else.
+ * -EINVAL, or -ERANGE on overflow.
+ */
+static int k_strtoll(const char *s, unsigned int base, bool is_signed, long long *res)
+{
+	unsigned long long v = 0;
+	bool neg = false, any = false;
+
+	if (is_signed && *s == '-') {
+		neg = true;
+		s++;
+	} else if (*s == '+') {
+		s++;
+	}
+	if (base == 0) {
+		if (s[0] == '0' && tolower((unsigned char)s[1]) == 'x' &&
+		    isxdigit((unsigned char)s[2]))
+			base = 16;
+		else
+			base = s[0] == '0' ? 8 : 10;
+	}
+	if (base == 16 && s[0] == '0' && tolower((unsigned char)s[1]) == 'x')
+		s += 2;
+	for (;; s++, any = true) {
+		unsigned int d;
+
+		if (isdigit((unsigned char)*s))
+			d = *s - '0';
+		else if (isxdigit((unsigned char)*s))
+			d = tolower((unsigned char)*s) - 'a' + 10;
+		else
+			break;
+		if (d >= base)
+			break;
+		if (v > (ULLONG_MAX - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	if (!any)
+		return -EINVAL;
+	if (*s == '\n')
+		s++;
+	if (*s)
+		return -EINVAL;
+	if (is_signed && (neg ? v > (unsigned long long)LLONG_MAX + 1 : v > LLONG_MAX))
+		return -ERANGE;
+	*res = neg ? (long long)(0 - v) : (long long)v;
+	return 0;
+}
+
+/* kstrtou16/u32/int: k_strtoll() within [lo, hi], else -ERANGE. */
+static int k_strto(const char *s, unsigned int base, long long lo, long long hi, long long *res)
+{
+	int ret = k_strtoll(s, base, lo < 0, res);
+
+	if (!ret && (*res < lo || *res > hi))
+		ret = -ERANGE;
+	return ret;
+}
+
+#define K_U16 0, 0xffff
+#define K_U32 0, 0xffffffffLL
+#define K_INT INT_MIN, INT_MAX
+
+/* kstrtobool(): only the first one or two characters count. */
+static int k_strtobool(const char *s, bool *res)
+{
+	switch (s[0]) {
+	case 'y': case 'Y': case 't': case 'T': case '1':
+		*res = true;
+		return 0;
+	case 'n': case 'N': case 'f': case 'F': case '0':
+		*res = false;
+		return 0;
+	case 'o': case 'O':
+		if (s[1] == 'n' || s[1] == 'N') {
+			*res = true;
+			return 0;
+		}
+		if (s[1] == 'f' || s[1] == 'F') {
+			*res = false;
+			return 0;
+		}
+		break;
+	}
+	return -EINVAL;
+}
+
+/* The kernel's sscanf("%hu"): blanks, decimal digits, truncated to 16 bits; the rest ignored. */
+static int k_scan_u16(const char *s, long long *res)
+{
+	unsigned long long v = 0;
+	bool any = false;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	for (; isdigit((unsigned char)*s); s++, any = true)
+		v = v * 10 + (*s - '0');
+	*res = (uint16_t)v;
+	return any ? 0 : -EINVAL;
+}
+
+/* purlin_strip(): the text up to the first newline, shorter than size. */
+static int p_strip(const char *val, size_t size, char *out)
+{
+	size_t len = strcspn(val, "\n");
+
+	if (len >= size)
+		return -EINVAL;
+	memcpy(out, val, len);
+	out[len] = '\0';
+	return (int)len;
+}
+
+/* sysfs_streq(): equal but for one trailing newline on either. */
+static bool k_streq(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "\n"), lb = strlen(b);
+
+	return la == lb && !strncmp(a, b, la) && (!a[la] || !strcmp(a + la, "\n"));
+}
+
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
+/* uuid_is_valid(): 36 characters, dashes at 8, 13, 18 and 23, hex elsewhere. */
+static bool k_uuid_valid(const char *s)
+{
+	for (int i = 0; i < 36; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return false;
+		} else if (!isxdigit((unsigned char)s[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* 16 bytes shown as the kernel's %pUb. */
+static void show_uuid(const unsigned char *b, char *out)
+{
+	char *o = out;
+
+	for (int i = 0; i < 16; i++) {
+		o += sprintf(o, "%02x", b[i]);
+		if (i == 3 || i == 5 || i == 7 || i == 9)
+			*o++ = '-';
+	}
+	*o = '\0';
+}
+
+static void uuid_bytes(const char *s, unsigned char *b)
+{
+	for (int i = 0, n = 0; n < 16; i += 2, n++) {
+		if (s[i] == '-')
+			i++;
+		sscanf(s + i, "%2hhx", &b[n]);
+	}
+}
+
+/* A block device or regular file in the fake's world: 0 or -errno. */
+static int device_check(const char *path, bool for_nvmet)
+{
+	struct stat st;
+	unsigned int n;
+	char tail;
+
+	if (sscanf(path, "/dev/nullb%u%c", &n, &tail) == 1 ||
+	    sscanf(path, "/dev/ram%u%c", &n, &tail) == 1 || strv_has(&fake_files, path))
+		return 0;
+	if (stat(path, &st))
+		return -errno;
+	if (S_ISBLK(st.st_mode) || S_ISREG(st.st_mode))
+		return 0;
+	/* nvmet opens anything else as a file: a directory is EISDIR */
+	if (for_nvmet)
+		return S_ISDIR(st.st_mode) ? -EISDIR : 0;
+	return -EINVAL;
+}
+
+static bool addr_parses(const char *adrfam, const char *traddr)
+{
+	unsigned char buf[16];
+
+	if (!strcmp(adrfam, "ipv4"))
+		return inet_pton(AF_INET, traddr, buf) == 1;
+	if (!strcmp(adrfam, "ipv6"))
+		return inet_pton(AF_INET6, traddr, buf) == 1;
+	return false;
+}
+
+/* ---- attribute stores -------------------------------------------------------- */
+
+/*
+ * A store parses val (what write(2) handed the kernel, maybe with a
+ * trailing newline) for the object in dir and either refuses it (-errno)
+ * or puts what the attribute will show in out (PATH_MAX bytes).
+ */
+struct fake_ctx {
+	const char *dir;
+	const char *val;
+	char *out;
+};
+
+typedef int (*fake_store)(struct fake_ctx *c);
+
+struct fake_attr {
+	const char *name;
+	const char *purlin;	/* Purlin's default; NULL: Purlin has no such attribute */
+	const char *nvmet;	/* nvmet's (Linux 6.1) default; NULL: nvmet has none */
+	mode_t mode;		/* 0644, 0444 (read-only) or 0200 (write-only) */
+	fake_store store;
+};
+
+static int show_num(struct fake_ctx *c, long long v)
+{
+	snprintf(c->out, PATH_MAX, "%lld", v);
+	return 0;
+}
+
+static int st_bool(struct fake_ctx *c)
+{
+	bool v;
+
+	if (k_strtobool(c->val, &v))
+		return -EINVAL;
+	return show_num(c, v);
+}
+
+static int st_allow_any_host(struct fake_ctx *c)
+{
+	bool v;
+
+	if (k_strtobool(c->val, &v))
+		return -EINVAL;
+	if (v && !group_empty(c->dir, "allowed_hosts", NULL))
+		return -EINVAL;
+	return show_num(c, v);
+}
+
+/* serial, model, firmware: 1..max printable characters. */
+static int st_ident(struct fake_ctx *c, size_t max)
+{
+	int len = p_strip(c->val, nvmet() ? PATH_MAX : max + 1, c->out);
+
+	if (len <= 0 || (size_t)len > max || !printable(c->out))
+		return -EINVAL;
+	return 0;
+}
+
+static int st_serial(struct fake_ctx *c)
+{
+	return st_ident(c, 20);
+}
+
+static int st_model(struct fake_ctx *c)
+{
+	return st_ident(c, 40);
+}
+
+static int st_firmware(struct fake_ctx *c)
+{
+	return st_ident(c, 8);
+}
+
+static int st_version(struct fake_ctx *c)
+{
+	unsigned int major, minor, ter = 0;
+	char buf[24];
+	int len = 0, n;
+
+	if (nvmet()) {
+		/* sscanf("%d.%d.%d\n"): two or three numbers, the rest ignored */
+		n = sscanf(c->val, "%u.%u.%u", &major, &minor, &ter);
+		if (n != 2 && n != 3)
+			return -EINVAL;
+	} else {
+		if (p_strip(c->val, sizeof(buf), buf) <= 0)
+			return -EINVAL;
+		n = sscanf(buf, "%u.%u%n.%u%n", &major, &minor, &len, &ter, &len);
+		if (n < 2 || buf[len] || major == 0 || major > 0xffff || minor > 0xff ||
+		    ter > 0xff)
+			return -EINVAL;
+	}
+	if (ter)
+		snprintf(c->out, PATH_MAX, "%u.%u.%u", major, minor, ter);
+	else
+		snprintf(c->out, PATH_MAX, "%u.%u", major, minor);
+	return 0;
+}
+
+/* cntlid_min/max: Purlin 1..0xffef with min <= max; nvmet any u16 but 0 with min < max. */
+static int st_cntlid(struct fake_ctx *c, bool is_min)
+{
+	char *other = get(c->dir, is_min ? "attr_cntlid_max" : "attr_cntlid_min");
+	long long v, o = other ? strtoll(other, NULL, 10) : 0;
+	int ret;
+
+	free(other);
+	if (nvmet()) {
+		if (k_scan_u16(c->val, &v) || v == 0 || (is_min ? v >= o : v <= o))
+			return -EINVAL;
+	} else {
+		ret = k_strto(c->val, 0, K_U16, &v);
+		if (ret || v == 0 || v > 0xffef || (is_min ? v > o : v < o))
+			return -EINVAL;
+	}
+	return show_num(c, v);
+}
+
+static int st_cntlid_min(struct fake_ctx *c)
+{
+	return st_cntlid(c, true);
+}
+
+static int st_cntlid_max(struct fake_ctx *c)
+{
+	return st_cntlid(c, false);
+}
+
+static int st_qid_max(struct fake_ctx *c)
+{
+	long long v;
+
+	if (nvmet() ? k_scan_u16(c->val, &v) : k_strto(c->val, 0, K_U16, &v))
+		return -EINVAL;
+	if (v < 1 || v > 128)
+		return -EINVAL;
+	return show_num(c, v);
+}
+
+static int st_ieee_oui(struct fake_ctx *c)
+{
+	long long v;
+
+	if (k_strto(c->val, 0, K_U32, &v) || v > 0xffffff)
+		return -EINVAL;
+	snprintf(c->out, PATH_MAX, "0x%06llx", v);
+	return 0;
+}
+
+static bool ns_enabled(const char *dir)
+{
+	return get_is(dir, "enable", "1");
+}
+
+static int st_device_path(struct fake_ctx *c)
+{
+	int len, ret;
+
+	if (nvmet()) {
+		if (ns_enabled(c->dir))
+			return -EBUSY;
+		return p_strip(c->val, PATH_MAX, c->out) <= 0 ? -EINVAL : 0;
+	}
+	len = p_strip(c->val, PATH_MAX, c->out);
+	if (len <= 0 || c->out[0] != '/')
+		return -EINVAL;
+	ret = device_check(c->out, false);
+	if (ret)
+		return ret;
+	return ns_enabled(c->dir) ? -EBUSY : 0;
+}
+
+static int st_device_uuid(struct fake_ctx *c)
+{
+	unsigned char b[16];
+	char buf[40];
+
+	if (nvmet()) {
+		if (ns_enabled(c->dir))
+			return -EBUSY;
+		if (!k_uuid_valid(c->val))
+			return -EINVAL;
+		uuid_bytes(c->val, b);
+	} else {
+		if (p_strip(c->val, 37, buf) != 36 || !k_uuid_valid(buf))
+			return -EINVAL;
+		if (ns_enabled(c->dir))
+			return -EBUSY;
+		uuid_bytes(buf, b);
+	}
+	show_uuid(b, c->out);
+	return 0;
+}
+
+static int st_device_nguid(struct fake_ctx *c)
+{
+	unsigned char b[16];
+	const char *p = c->val;
+	char buf[64];
+
+	if (nvmet()) {
+		if (ns_enabled(c->dir))
+			return -EBUSY;
+		/* 16 hex pairs, each maybe followed by '-' or ':'; the rest ignored */
+		for (int i = 0; i < 16; i++) {
+			if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1]))
+				return -EINVAL;
+			sscanf(p, "%2hhx", &b[i]);
+			p += 2;
+			if (*p == '-' || *p == ':')
+				p++;
+		}
+	} else {
+		if (p_strip(c->val, sizeof(buf), buf) < 32)
+			return -EINVAL;
+		p = buf;
+		for (int i = 0; i < 16; i++) {
+			if (*p == '-')
+				p++;
+			if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1]))
+				return -EINVAL;
+			sscanf(p, "%2hhx", &b[i]);
+			p += 2;
+		}
+		if (*p)
+			return -EINVAL;
+		if (ns_enabled(c->dir))
+			return -EBUSY;
+	}
+	show_uuid(b, c->out);
+	return 0;
+}
+
+static int st_ns_enable(struct fake_ctx *c)
+{
+	char *path;
+	bool v;
+	int ret = 0;
+
+	if (k_strtobool(c->val, &v))
+		return -EINVAL;
+	if (v && !ns_enabled(c->dir)) {
+		path = get(c->dir, "device_path");
+		if (!path || !*path || (nvmet() && !strcmp(path, "(null)")))
+			ret = -EINVAL;
+		else
+			ret = device_check(path, nvmet());
+		free(path);
+	}
+	return ret ? ret : show_num(c, v);
+}
+
+static int st_buffered_io(struct fake_ctx *c)
+{
+	bool v;
+
+	if (k_strtobool(c->val, &v))
+		return -EINVAL;
+	if (ns_enabled(c->dir))
+		return nvmet() ? -EINVAL : -EBUSY;
+	return show_num(c, v);
+}
+
+static int st_ana_grpid(struct fake_ctx *c)
+{
+	long long v;
+	int ret = k_strto(c->val, 0, K_U32, &v);
+
+	if (ret)
+		return nvmet() ? ret : -EINVAL;
+	if (v < 1 || v > 128)
+		return -EINVAL;
+	return show_num(c, v);
+}
+
+/* Write-only: nothing is stored. */
+static int st_revalidate_size(struct fake_ctx *c)
+{
+	bool v;
+
+	if (k_strtobool(c->val, &v) || !v)
+		return -EINVAL;
+	if (!ns_enabled(c->dir))
+		return nvmet() ? -EINVAL : -ENODEV;
+	c->out[0] = '\0';
+	return 0;
+}
+
+/* Is the port (its subsystems linked) or referral (enable 1) enabled? */
+static bool addr_frozen(const char *dir)
+{
+	if (classify(dir) == FK_REFERRAL)
+		return get_is(dir, "enable", "1");
+	return !group_empty(dir, "subsystems", NULL);
+}
+
+/*
+ * addr_*: Purlin takes at most 255 bytes, refuses changes while enabled,
+ * then parses; nvmet refuses changes first (traddr and trsvcid check
+ * their length before that) and parses less.
+ */
+static int addr_store(struct fake_ctx *c, int (*parse)(struct fake_ctx *c, const char *v),
+		      size_t nvmet_max)
+{
+	char buf[256];
+
+	if (nvmet()) {
+		if (nvmet_max && strlen(c->val) > nvmet_max)
+			return -EINVAL;
+		if (addr_frozen(c->dir))
+			return -EACCES;
+		return parse(c, c->val);
+	}
+	if (p_strip(c->val, sizeof(buf), buf) < 0)
+		return -EINVAL;
+	if (addr_frozen(c->dir))
+		return -EACCES;
+	return parse(c, buf);
+}
+
+static int pick(struct fake_ctx *c, const char *v, const char *const *names)
+{
+	for (; *names; names++) {
+		if (nvmet() ? k_streq(v, *names) : !strcmp(v, *names)) {
+			snprintf(c->out, PATH_MAX, "%s", *names);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_trtype(struct fake_ctx *c, const char *v)
+{
+	static const char *const purlin[] = { "rdma", NULL };
+	static const char *const others[] = { "rdma", "fc", "tcp", "loop", NULL };
+
+	return pick(c, v, nvmet() ? others : purlin);
+}
+
+static int parse_adrfam(struct fake_ctx *c, const char *v)
+{
+	static const char *const purlin[] = { "ipv4", "ipv6", NULL };
+	static const char *const others[] = { "ipv4", "ipv6", "ib", "fc", "loop", NULL };
+
+	return pick(c, v, nvmet() ? others : purlin);
+}
+
+static int parse_treq(struct fake_ctx *c, const char *v)
+{
+	static const char *const names[] = { "not specified", "required", "not required", NULL };
+
+	return pick(c, v, names);
+}
+
+/* nvmet's sscanf("%s"): the first word. */
+static int scan_word(struct fake_ctx *c, const char *v)
+{
+	while (isspace((unsigned char)*v))
+		v++;
+	if (!*v)
+		return -EINVAL;
+	snprintf(c->out, PATH_MAX, "%.*s", (int)strcspn(v, " \t\n"), v);
+	return 0;
+}
+
+static int parse_traddr(struct fake_ctx *c, const char *v)
+{
+	char *adrfam;
+	bool ok;
+
+	if (nvmet())
+		return scan_word(c, v);
+	adrfam = get(c->dir, "addr_adrfam");
+	ok = adrfam && addr_parses(adrfam, v);
+	free(adrfam);
+	if (!ok)
+		return -EINVAL;
+	snprintf(c->out, PATH_MAX, "%s", v);
+	return 0;
+}
+
+static int parse_trsvcid(struct fake_ctx *c, const char *v)
+{
+	long long n;
+
+	if (nvmet())
+		return scan_word(c, v);
+	if (k_strto(v, 10, K_U16, &n) || n == 0)
+		return -EINVAL;
+	return show_num(c, n);
+}
+
+static int parse_portid(struct fake_ctx *c, const char *v)
+{
+	long long n;
+
+	if (k_strto(v, nvmet() ? 0 : 10, K_U16, &n))
+		return -EINVAL;
+	return show_num(c, n);
+}
+
+static int st_trtype(struct fake_ctx *c)
+{
+	return addr_store(c, parse_trtype, 0);
+}
+
+static int st_adrfam(struct fake_ctx *c)
+{
+	return addr_store(c, parse_adrfam, 0);
+}
+
+static int st_traddr(struct fake_ctx *c)
+{
+	return addr_store(c, parse_traddr, 256);
+}
+
+static int st_trsvcid(struct fake_ctx *c)
+{
+	return addr_store(c, parse_trsvcid, 32);
+}
+
+static int st_treq(struct fake_ctx *c)
+{
+	return addr_store(c, parse_treq, 0);
+}
+
+/* Purlin checks addr_portid like the other addr_ files; nvmet parses it first. */
+static int st_portid(struct fake_ctx *c)
+{
+	int ret;
+
+	if (nvmet()) {
+		ret = parse_portid(c, c->val);
+		return ret ? ret : addr_frozen(c->dir) ? -EACCES : 0;
+	}
+	return addr_store(c, parse_portid, 0);
+}
+
+/* Purlin's param_*: -1 means def; min..max; parsed before the enabled check. */
+static int st_param(struct fake_ctx *c, long long def, long long min, long long max)
+{
+	long long v;
+
+	if (nvmet()) {
+		if (addr_frozen(c->dir))
+			return -EACCES;
+		if (k_strto(c->val, 0, K_INT, &v))
+			return -EINVAL;
+		return show_num(c, v);
+	}
+	if (k_strto(c->val, 0, K_INT, &v))
+		return -EINVAL;
+	if (v == -1)
+		v = def;
+	if (v < min || v > max)
+		return -EINVAL;
+	if (addr_frozen(c->dir))
+		return -EACCES;
+	return show_num(c, v);
+}
+
+static int st_inline_data_size(struct fake_ctx *c)
+{
+	return st_param(c, 4096, 0, 16384);
+}
+
+static int st_max_queue_size(struct fake_ctx *c)
+{
+	return st_param(c, 128, 16, 1024);
+}
+
+static int st_max_pending(struct fake_ctx *c)
+{
+	return st_param(c, 64, 1, 65536);
+}
+
+static int st_max_pending_per_addr(struct fake_ctx *c)
+{
+	return st_param(c, 16, 1, 65536);
+}
+
+static int st_connect_timeout(struct fake_ctx *c)
+{
+	return st_param(c, 10000, 100, 600000);
+}
+
+static int st_tos(struct fake_ctx *c)
+{
+	return st_param(c, -1, -1, 255);
+}
+
+static int st_port_pi_enable(struct fake_ctx *c)
+{
+	int ret = st_bool(c);
+
+	return ret ? ret : addr_frozen(c->dir) ? -EACCES : 0;
+}
+
+static int st_referral_enable(struct fake_ctx *c)
+{
+	bool v;
+
+	if (k_strtobool(c->val, &v))
+		return -EINVAL;
+	if (!nvmet() && v && get_is(c->dir, "addr_traddr", ""))
+		return -EINVAL;	/* nothing to refer to yet */
+	return show_num(c, v);
+}
+
+static int st_ana_state(struct fake_ctx *c)
+{
+	static const char *const names[] = {
+		"optimized", "non-optimized", "inaccessible", "persistent-loss", "change", NULL,
+	};
+	char buf[24];
+
+	if (nvmet())
+		return pick(c, c->val, names);
+	if (p_strip(c->val, sizeof(buf), buf) <= 0)
+		return -EINVAL;
+	return pick(c, buf, names);
+}
+
+#define RW 0644
+#define RO 0444
+#define WO 0200
+
+static const struct fake_attr subsys_attrs[] = {
+	{ "attr_allow_any_host", "0", "0", RW, st_allow_any_host },
+	{ "attr_serial", "1a2b3c4d5e6f7081", "1a2b3c4d5e6f70819a0b", RW, st_serial },
+	{ "attr_model", "Purlin", "Linux", RW, st_model },
+	{ "attr_firmware", "0.1.0", NULL, RW, st_firmware },
+	{ "attr_version", "1.3", "1.3", RW, st_version },
+	{ "attr_cntlid_min", "1", "1", RW, st_cntlid_min },
+	{ "attr_cntlid_max", "65519", "65519", RW, st_cntlid_max },
+	{ "attr_qid_max", "128", "128", RW, st_qid_max },
+	{ "attr_ieee_oui", "0x000000", NULL, RW, st_ieee_oui },
+	{ "attr_pi_enable", NULL, "0", RW, st_bool },
+	{ "controllers", "", NULL, RO, NULL },
+	{ NULL, NULL, NULL, 0, NULL },
+};
+
+static const struct fake_attr ns_attrs[] = {
+	{ "device_path", "", "(null)", RW, st_device_path },
+	{ "device_uuid", "uuid", "uuid", RW, st_device_uuid },
+	{ "device_nguid", "00000000-0000-0000-0000-000000000000",
+	  "00000000-0000-0000-0000-000000000000", RW, st_device_nguid },
+	{ "enable", "0", "0", RW, st_ns_enable },
+	{ "buffered_io", "0", "0", RW, st_buffered_io },
+	{ "ana_grpid", "1", "1", RW, st_ana_grpid },
+	{ "revalidate_size", "", "", WO, st_revalidate_size },
+	{ "stats", "read_cmds=0 read_bytes=0 write_cmds=0 write_bytes=0 errors=0", NULL, RO,
+	  NULL },
+	{ NULL, NULL, NULL, 0, NULL },
+};
+
+static const struct fake_attr port_attrs[] = {
+	{ "addr_trtype", "rdma", "", RW, st_trtype },
+	{ "addr_adrfam", "ipv4", "", RW, st_adrfam },
+	{ "addr_traddr", "", "", RW, st_traddr },
+	{ "addr_trsvcid", "4420", "", RW, st_trsvcid },
+	{ "addr_treq", "not specified", "not specified", RW, st_treq },
+	{ "param_inline_data_size", "4096", "-1", RW, st_inline_data_size },
+	{ "param_max_queue_size", "128", NULL, RW, st_max_queue_size },
+	{ "param_tos", "-1", NULL, RW, st_tos },
+	{ "param_max_pending", "64", NULL, RW, st_max_pending },
+	{ "param_max_pending_per_addr", "16", NULL, RW, st_max_pending_per_addr },
+	{ "param_connect_timeout_ms", "10000", NULL, RW, st_connect_timeout },
+	{ "param_pi_enable", NULL, "0", RW, st_port_pi_enable },
+	{ NULL, NULL, NULL, 0, NULL },
+};
+
+static const struct fake_attr referral_attrs[] = {
+	{ "addr_trtype", "rdma", "", RW, st_trtype },
+	{ "addr_adrfam", "ipv4", "", RW, st_adrfam },
+	{ "addr_traddr", "", "", RW, st_traddr },
+	{ "addr_trsvcid", "4420", "", RW, st_trsvcid },
+	{ "addr_treq", "not specified", "not specified", RW, st_treq },
+	{ "addr_portid", "0", "0", RW, st_portid },
+	{ "enable", "0", "0", RW, st_referral_enable },
+	{ NULL, NULL, NULL, 0, NULL },
+};
+
+/* A new group is optimized in Purlin, inaccessible in nvmet; group 1 is optimized. */
+static const struct fake_attr ana_attrs[] = {
+	{ "ana_state", "optimized", "inaccessible", RW, st_ana_state },
+	{ NULL, NULL, NULL, 0, NULL },
+};
+
+static const struct fake_attr *attrs_of(enum fake_kind kind)
+{
+	switch (kind) {
+	case FK_SUBSYS:
+		return subsys_attrs;
+	case FK_NS:
+		return ns_attrs;
+	case FK_PORT:
+		return port_attrs;
+	case FK_REFERRAL:
+		return referral_attrs;
+	case FK_ANA:
+		return ana_attrs;
+	default:
+		return NULL;
+	}
+}
+
+static const struct fake_attr *find_attr(enum fake_kind kind, const char *name)
+{
+	const struct fake_attr *a = attrs_of(kind);
+
+	for (; a && a->name; a++)
+		if (!strcmp(a->name, name) && (nvmet() ? a->nvmet : a->purlin))
+			return a;
+	return NULL;
+}
+
+/* ---- the operations ------------------------------------------------------------ */
+
+static const char *const subsys_groups[] = { "namespaces", "allowed_hosts", NULL };
+static const char *const port_groups[] = { "subsystems", "referrals", "ana_groups", NULL };
+
+static void populate(const char *dir, enum fake_kind kind)
+{
+	static unsigned int uuids;
+	const struct fake_attr *a = attrs_of(kind);
+	const char *const *groups = kind == FK_SUBSYS ? subsys_groups :
+				    kind == FK_PORT ? port_groups : NULL;
+	char uuid[40];
+
+	for (; a && a->name; a++) {
+		const char *def = nvmet() ? a->nvmet : a->purlin;
+
+		if (!def || (fake_old_nvmet && !strcmp(a->name, "attr_qid_max")))
+			continue;
+		if (!strcmp(def, "uuid")) {
+			/* random in both kernels; distinct and never null here */
+			snprintf(uuid, sizeof(uuid), "5f1e6a3c-2b7d-4c8e-9a0f-%012x", ++uuids);
+			def = uuid;
+		}
+		put_mode(dir, a->name, def, a->mode);
+	}
+	for (; groups && *groups; groups++) {
+		char *sub = join(dir, *groups);
+
+		if (mkdir(sub, 0755))
+			abort();
+		free(sub);
+	}
+	if (kind == FK_PORT) {
+		char *ana1 = join(dir, "ana_groups/1");
+
+		if (mkdir(ana1, 0755))
+			abort();
+		put(ana1, "ana_state", "optimized");
+		free(ana1);
+	}
+}
+
+/* Purlin's object names: printable, 1..223 bytes, not the discovery NQN. */
+static bool purlin_nqn(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len && len <= 223 && printable(name) &&
+	       strcmp(name, "nqn.2014-08.org.nvmexpress.discovery");
+}
+
+/* purlin_parse_id(): plain decimal, the one way it is shown, at most max. */
+static bool purlin_id(const char *name, long long max, long long *id)
+{
+	char canon[24];
+
+	if (k_strto(name, 10, K_U32, id) || *id > max)
+		return false;
+	snprintf(canon, sizeof(canon), "%lld", *id);
+	return !strcmp(canon, name);
+}
+
+/* The make_group() of the parent: 0 or the errno it refuses name with. */
+static int make_rules(enum fake_kind kind, const char *name)
+{
+	long long id;
+	int ret;
+
+	switch (kind) {
+	case FK_HOST:
+		return nvmet() || purlin_nqn(name) ? 0 : -EINVAL;
+	case FK_SUBSYS:
+		if (nvmet())
+			return strcmp(name, "nqn.2014-08.org.nvmexpress.discovery") ? 0 : -EINVAL;
+		return purlin_nqn(name) ? 0 : -EINVAL;
+	case FK_NS:
+		if (nvmet()) {
+			ret = k_strto(name, 0, K_U32, &id);
+			return ret ? ret : id == 0 || id == 0xffffffffLL ? -EINVAL : 0;
+		}
+		return purlin_id(name, 1024, &id) && id ? 0 : -EINVAL;
+	case FK_PORT:
+		if (nvmet())
+			return k_strto(name, 0, K_U16, &id) ? -EINVAL : 0;
+		return purlin_id(name, 0xffff, &id) ? 0 : -EINVAL;
+	case FK_ANA:
+		if (nvmet()) {
+			ret = k_strto(name, 0, K_U32, &id);
+			return ret ? ret : id <= 1 || id > 128 ? -EINVAL : 0;
+		}
+		return purlin_id(name, 128, &id) && id >= 2 ? 0 : -EINVAL;
+	case FK_REFERRAL:
+		return 0;
+	default:
+		return -EPERM;	/* the parent makes no groups */
+	}
+}
+
+static int fake_mkdir(const char *path)
+{
+	enum fake_kind kind = classify(path);
+	char *parent = parent_of(path);
+	struct stat st;
+	int ret;
+
+	/* the VFS first: the parent must be a directory, the name free */
+	ret = is_dir(parent) ? 0 : -ENOENT;
+	free(parent);
+	if (ret)
+		return ret;
+	if (!lstat(path, &st))
+		return -EEXIST;
+	ret = make_rules(kind, strrchr(path, '/') + 1);
+	if (ret)
+		return ret;
+	if (mkdir(path, 0755))
+		return -errno;
+	populate(path, kind);
+	return 0;
+}
+
+/* configfs_detach_prep(): anything but attributes and default groups below dir? */
+static bool has_items(const char *dir, enum fake_kind kind)
+{
+	switch (kind) {
+	case FK_SUBSYS:
+		return !group_empty(dir, "namespaces", NULL) ||
+		       !group_empty(dir, "allowed_hosts", NULL);
+	case FK_PORT:
+		return !group_empty(dir, "subsystems", NULL) ||
+		       !group_empty(dir, "referrals", NULL) ||
+		       !group_empty(dir, "ana_groups", "1");
+	default:
+		return false;
+	}
+}
+
 static int fake_rmdir(const char *path)
 {
 	enum fake_kind kind = classify(path);
-	const char *base = strrchr(path, '/') + 1;
+	struct stat st;
 
-	if (kind == FK_NONE || kind == FK_ALLOWED_LINK || kind == FK_PORT_LINK)
+	if (lstat(path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* default groups (and ana_groups/1) are configfs's own */
+	if (kind == FK_TOP || kind == FK_SUBSYS_GROUP || kind == FK_PORT_GROUP ||
+	    (kind == FK_ANA && !strcmp(strrchr(path, '/') + 1, "1")) || kind == FK_NONE)
 		return -EPERM;
-	if (kind == FK_ANA && !strcmp(base, "1"))
-		return -EPERM;
-	if (access(path, F_OK))
-		return -ENOENT;
-	if (kind == FK_SUBSYS &&
-	    (!group_empty(path, "namespaces", NULL) || !group_empty(path, "allowed_hosts", NULL)))
-		return -ENOTEMPTY;
-	if (kind == FK_PORT &&
-	    (!group_empty(path, "subsystems", NULL) || !group_empty(path, "referrals", NULL) ||
-	     !group_empty(path, "ana_groups", "1")))
+	/* a link target cannot go */
+	if ((kind == FK_HOST && linked_from("subsystems", "allowed_hosts", path)) ||
+	    (kind == FK_SUBSYS && linked_from("ports", "subsystems", path)))
+		return -EBUSY;
+	if (has_items(path, kind))
 		return -ENOTEMPTY;
 	tree_rm_rf(path);
 	return access(path, F_OK) ? 0 : -EIO;
 }
 
-/* The object directory an attribute file belongs to. */
-static char *dir_of(const char *path)
+/* The port an enabled port would conflict with on the RDMA CM: same service id and address. */
+static bool addr_in_use(const char *port)
 {
-	char *dir = strdup(path);
+	char *ports = join(test_root, "ports"), *fam, *addr, *svc;
+	struct dirent *de;
+	bool busy = false;
+	DIR *d = opendir(ports);
 
-	*strrchr(dir, '/') = '\0';
-	return dir;
+	fam = get(port, "addr_adrfam");
+	addr = get(port, "addr_traddr");
+	svc = get(port, "addr_trsvcid");
+	while (d && !busy && (de = readdir(d))) {
+		char *other = join(ports, de->d_name), *of, *oa, *os;
+
+		if (de->d_name[0] != '.' && strcmp(other, port) &&
+		    !group_empty(other, "subsystems", NULL)) {
+			of = get(other, "addr_adrfam");
+			oa = get(other, "addr_traddr");
+			os = get(other, "addr_trsvcid");
+			busy = of && oa && os && fam && addr && svc && !strcmp(of, fam) &&
+			       !strcmp(os, svc) &&
+			       (!strcmp(oa, addr) || !strcmp(oa, "0.0.0.0") ||
+				!strcmp(addr, "0.0.0.0") || !strcmp(oa, "::") || !strcmp(addr, "::"));
+			free(of);
+			free(oa);
+			free(os);
+		}
+		free(other);
+	}
+	if (d)
+		closedir(d);
+	free(ports);
+	free(fam);
+	free(addr);
+	free(svc);
+	return busy;
 }
 
-static int write_rules(const char *dir, const char *name, const char *val)
+/* nvmet-rdma's add_port: inline_data_size -1 becomes 4096, more than 16384 is cut. */
+static void rdma_settle_inline(const char *port)
 {
-	enum fake_kind kind = classify(dir);
+	char *v = get(port, "param_inline_data_size");
+	long long n = v ? strtoll(v, NULL, 10) : -1;
 
-	if (kind == FK_PORT && (!strncmp(name, "addr_", 5) || !strncmp(name, "param_", 6)) &&
-	    !group_empty(dir, "subsystems", NULL))
-		return -EACCES;
-	if (kind == FK_NS && strcmp(name, "enable") && strcmp(name, "ana_grpid") &&
-	    get_is(dir, "enable", "1"))
-		return -EBUSY;
-	if (kind == FK_NS && !strcmp(name, "enable") && !strcmp(val, "1") &&
-	    get_is(dir, "device_path", ""))
-		return -ENOENT;
-	if (kind == FK_SUBSYS && !strcmp(name, "attr_allow_any_host") && !strcmp(val, "1") &&
-	    !group_empty(dir, "allowed_hosts", NULL))
-		return -EINVAL;
-	if (!strcmp(name, "addr_trtype") && pl_check_trtype(val))
-		return -EINVAL;
-	return 0;
+	free(v);
+	if (n < 0 || n > 16384) {
+		char num[16];
+
+		snprintf(num, sizeof(num), "%d", n < 0 ? 4096 : 16384);
+		put(port, "param_inline_data_size", num);
+	}
 }
 
-static int fake_write(const char *path, const char *val)
+/* Enabling a port (its first subsystem link): the listener's errno, 0 if it binds. */
+static int port_enable(const char *port)
 {
-	char *dir = dir_of(path);
-	int ret, fd;
+	char *trtype = get(port, "addr_trtype"), *fam = get(port, "addr_adrfam");
+	char *addr = get(port, "addr_traddr"), *svc = get(port, "addr_trsvcid");
+	long long n;
+	int ret = 0;
 
-	ret = write_rules(dir, strrchr(path, '/') + 1, val);
-	free(dir);
-	if (ret)
-		return ret;
-	fd = open(path, O_WRONLY | O_TRUNC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
+	if (!group_empty(port, "subsystems", NULL))
+		goto out;	/* enabled already */
+	if (!trtype || !*trtype)
+		ret = -EINVAL;	/* nvmet: no transport */
+	else if ((!strcmp(trtype, "rdma") || !strcmp(trtype, "tcp")) &&
+		 (!fam || !addr || !svc || !addr_parses(fam, addr) ||
+		  k_strto(svc, 10, K_U16, &n)))
+		ret = -EINVAL;
+	else if (addr_in_use(port))
+		ret = -EADDRINUSE;
+	else if (nvmet() && !strcmp(trtype, "rdma"))
+		rdma_settle_inline(port);
+out:
+	free(trtype);
+	free(fam);
+	free(addr);
+	free(svc);
 	return ret;
 }
 
-static char *obj_dir(const char *link)
+/* Does link directory ldir already hold a link to target? */
+static bool links_to(const char *ldir, const char *target)
 {
-	char *dir = dir_of(link);
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir(ldir);
 
-	*strrchr(dir, '/') = '\0';
-	return dir;
+	while (d && !found && (de = readdir(d))) {
+		char *link = join(ldir, de->d_name);
+		struct stat st;
+
+		found = !lstat(link, &st) && S_ISLNK(st.st_mode) && same_dir(link, target);
+		free(link);
+	}
+	if (d)
+		closedir(d);
+	return found;
 }
 
+/* The allow_link() of the link's directory. */
 static int link_rules(const char *target, const char *path)
 {
-	enum fake_kind kind = classify(path);
-	char *obj = obj_dir(path);
+	enum fake_kind kind = classify(path), tkind = classify(target);
+	char *ldir = parent_of(path), *obj = parent_of(ldir);
 	int ret = 0;
-	struct stat st;
 
-	if (stat(target, &st) || !S_ISDIR(st.st_mode))
-		ret = -ENOENT;
-	else if (kind == FK_ALLOWED_LINK && classify(target) != FK_HOST)
-		ret = -EINVAL;
-	else if (kind == FK_ALLOWED_LINK && get_is(obj, "attr_allow_any_host", "1"))
-		ret = -EINVAL;
-	else if (kind == FK_PORT_LINK && classify(target) != FK_SUBSYS)
-		ret = -EINVAL;
-	else if (kind == FK_PORT_LINK && get_is(obj, "addr_trtype", ""))
-		ret = -EINVAL;
-	else if (kind != FK_ALLOWED_LINK && kind != FK_PORT_LINK)
-		ret = -EPERM;
+	if (kind == FK_ALLOWED_LINK) {
+		if (tkind != FK_HOST)
+			ret = -EINVAL;
+		else if (get_is(obj, "attr_allow_any_host", "1"))
+			ret = -EINVAL;
+		else if (links_to(ldir, target))
+			ret = -EEXIST;
+	} else {
+		if (tkind != FK_SUBSYS)
+			ret = -EINVAL;
+		else if (links_to(ldir, target))
+			ret = -EEXIST;
+		else
+			ret = port_enable(obj);
+	}
+	free(ldir);
 	free(obj);
 	return ret;
 }
 
 static int fake_symlink(const char *target, const char *path)
 {
-	int ret = link_rules(target, path);
+	enum fake_kind kind = classify(path);
+	char *parent = parent_of(path), *real;
+	struct stat st;
+	int ret;
 
+	/* VFS: the directory must exist and the name be free */
+	ret = is_dir(parent) ? 0 : -ENOENT;
+	free(parent);
+	if (ret)
+		return ret;
+	if (!lstat(path, &st))
+		return -EEXIST;
+	/* configfs: the directory must take links */
+	if (kind != FK_ALLOWED_LINK && kind != FK_PORT_LINK)
+		return -EPERM;
+	/* the target: a directory, in this configfs */
+	if (stat(target, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	real = tree_path(target);
+	if (!real)
+		return -EPERM;
+	ret = link_rules(real, path);
+	free(real);
 	if (ret)
 		return ret;
 	return symlink(target, path) ? -errno : 0;
@@ -369,9 +1411,35 @@ static int fake_unlink(const char *path)
 
 	if (lstat(path, &st))
 		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
 	if (!S_ISLNK(st.st_mode))
-		return -EPERM;
+		return -EPERM;	/* configfs: only links can be removed */
 	return unlink(path) ? -errno : 0;
+}
+
+static int fake_write(const char *path, const char *val)
+{
+	char *dir = parent_of(path), *out = calloc(1, PATH_MAX);
+	const char *name = strrchr(path, '/') + 1;
+	const struct fake_attr *a = find_attr(classify(dir), name);
+	struct fake_ctx c = { .dir = dir, .val = val, .out = out };
+	struct stat st;
+	int ret;
+
+	if (lstat(path, &st))
+		ret = -errno;
+	else if (S_ISDIR(st.st_mode))
+		ret = -EISDIR;
+	else if (!a || !a->store)
+		ret = -EACCES;	/* configfs: no store method */
+	else
+		ret = a->store(&c);
+	if (!ret && a->mode != WO)
+		put(dir, name, out);
+	free(out);
+	free(dir);
+	return ret;
 }
 
 static const struct cfs_ops fake_ops = {
@@ -384,5 +1452,6 @@ static const struct cfs_ops fake_ops = {
 
 void fakecfs_install(void)
 {
+	strv_free(&fake_files);
 	cfs_set_ops(&fake_ops);
 }

@@ -57,6 +57,7 @@ int root_setup(void **state)
 			return -1;
 		free(p);
 	}
+	fake_target = FAKE_PURLIN;
 	fake_old_nvmet = false;
 	fakecfs_install();
 	cfs_fail_nth(0, 0);

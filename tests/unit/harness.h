@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Unit test harness for purlinctl: a temporary directory that behaves like
- * the nvmet configfs tree (fakecfs.c), tree snapshots, and an in-process
- * runner for the command line.
+ * Purlin's configfs tree, or Linux nvmet's (fakecfs.c), tree snapshots, and
+ * an in-process runner for the command line.
  */
 #ifndef PURLIN_TEST_HARNESS_H
 #define PURLIN_TEST_HARNESS_H
@@ -29,7 +29,13 @@ extern char test_root[];
 int root_setup(void **state);
 int root_teardown(void **state);
 
-/* Behave like an nvmet without attr_qid_max (older kernels). */
+/* Which kernel the fake configfs behaves like (root_setup: FAKE_PURLIN). */
+enum fake_target {
+	FAKE_PURLIN,	/* drivers/configfs.c */
+	FAKE_NVMET,	/* Linux 6.1's nvmet, the one the guest tests run */
+};
+extern enum fake_target fake_target;
+/* Behave like an older nvmet, without attr_qid_max (implies FAKE_NVMET). */
 extern bool fake_old_nvmet;
 
 /*
@@ -66,7 +72,9 @@ void tree_rm_rf(const char *path);
 			fail_msg("'%s' not found in:\n%s", (needle), (hay));      \
 	} while (0)
 
-/* Install the fake configfs operations into the cfs layer. */
+/* Install the fake configfs operations into the cfs layer (no files added). */
 void fakecfs_install(void);
+/* A regular file that exists in the fake's world (for device_path). */
+void fakecfs_add_file(const char *path);
 
 #endif

@@ -166,7 +166,7 @@ static void test_subsys_add_defaults(void **state)
 	assert_int_equal(strlen(serial), 16);
 	assert_int_equal(strspn(serial, "0123456789abcdef"), 16);
 	free(serial);
-	assert_file("subsystems/" S1 "/attr_model", "Linux");
+	assert_file("subsystems/" S1 "/attr_model", "Purlin");
 
 	assert_int_equal(run_cli("subsys add " S1), PL_EXIT_FAIL);
 	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": create: File exists\n");
@@ -197,6 +197,22 @@ static void test_subsys_add_attrs_and_set(void **state)
 
 	assert_int_equal(run_cli("subsys set " S2 " serial X"), PL_EXIT_FAIL);
 	assert_string_equal(cli_err, "purlinctl: subsys " S2 ": No such file or directory\n");
+}
+
+/*
+ * A cntlid range moved past its current end: the target checks min <= max
+ * on every write, so the bound that keeps the pair ordered goes first.
+ */
+static void test_subsys_set_cntlid_range(void **state)
+{
+	(void)state;
+	assert_ok("subsys add " S1 " cntlid-min 2 cntlid-max 10");
+	assert_ok("subsys set " S1 " cntlid-min 20 cntlid-max 30");
+	assert_file("subsystems/" S1 "/attr_cntlid_min", "20");
+	assert_file("subsystems/" S1 "/attr_cntlid_max", "30");
+	assert_ok("subsys set " S1 " cntlid-min 3 cntlid-max 5");
+	assert_file("subsystems/" S1 "/attr_cntlid_min", "3");
+	assert_file("subsystems/" S1 "/attr_cntlid_max", "5");
 }
 
 static void test_subsys_list_show(void **state)
@@ -280,7 +296,9 @@ static void test_ns_lifecycle(void **state)
 		  "nguid 5f1e6a3c2b7d4c8e9a0f1d2e3f4a5b6c buffered-io on disable");
 	assert_file("subsystems/" S1 "/namespaces/2/enable", "0");
 	assert_file("subsystems/" S1 "/namespaces/2/buffered_io", "1");
-	assert_file("subsystems/" S1 "/namespaces/2/device_nguid", "5f1e6a3c2b7d4c8e9a0f1d2e3f4a5b6c");
+	/* the target shows an NGUID in the UUID layout */
+	assert_file("subsystems/" S1 "/namespaces/2/device_nguid",
+		    "5f1e6a3c-2b7d-4c8e-9a0f-1d2e3f4a5b6c");
 
 	assert_ok("ns disable " S1 " 1");
 	assert_file("subsystems/" S1 "/namespaces/1/enable", "0");
@@ -321,7 +339,11 @@ static void test_port_defaults_and_link(void **state)
 	assert_file("ports/1/addr_adrfam", "ipv4");
 	assert_file("ports/1/addr_trsvcid", "4420");
 	assert_file("ports/1/addr_traddr", "192.0.2.1");
-	assert_ok("port add 2 trtype tcp adrfam ipv6 traddr 2001:db8::1 trsvcid 4421 "
+	/* Purlin: rdma only */
+	assert_int_equal(run_cli("port add 2 trtype tcp traddr 192.0.2.1"), PL_EXIT_FAIL);
+	assert_has(cli_err, "addr_trtype: Invalid argument");
+	assert_false(tree_exists("ports/2"));
+	assert_ok("port add 2 trtype rdma adrfam ipv6 traddr 2001:db8::1 trsvcid 4421 "
 		  "treq not-required inline-size 8192 queue-size 256");
 	assert_file("ports/2/addr_treq", "not required");
 	assert_file("ports/2/param_inline_data_size", "8192");
@@ -497,6 +519,30 @@ static void test_save_stdout_and_file(void **state)
 	free(file);
 }
 
+/*
+ * On Linux's nvmet: a port's transport, family and service id start empty
+ * there, so "port add" writes them; other transports are nvmet's to take;
+ * Purlin-only attributes are missing.
+ */
+static void test_nvmet_target(void **state)
+{
+	(void)state;
+	fake_target = FAKE_NVMET;
+	assert_ok("port add 1 traddr 192.0.2.1");
+	assert_file("ports/1/addr_trtype", "rdma");
+	assert_file("ports/1/addr_adrfam", "ipv4");
+	assert_file("ports/1/addr_trsvcid", "4420");
+	assert_ok("port add 2 trtype tcp traddr 192.0.2.1");
+	assert_file("ports/2/addr_trtype", "tcp");
+	assert_false(tree_exists("ports/2/param_tos"));
+	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 tos 104"), PL_EXIT_FAIL);
+	assert_has(cli_err, "param_tos: No such file or directory");
+	assert_false(tree_exists("ports/3"));
+	assert_ok("subsys add " S1);
+	assert_file("subsystems/" S1 "/attr_model", "Linux");
+	assert_ok("port link 1 " S1);
+}
+
 /* Names nvmet takes are taken, with a warning outside the NQN form. */
 static void test_nqn_outside_form_warns(void **state)
 {
@@ -569,6 +615,7 @@ int main(void)
 		T(test_missing_root),
 		T(test_subsys_add_defaults),
 		T(test_subsys_add_attrs_and_set),
+		T(test_subsys_set_cntlid_range),
 		T(test_subsys_list_show),
 		T(test_subsys_allow),
 		T(test_ns_lifecycle),
@@ -579,6 +626,7 @@ int main(void)
 		T(test_clear_order),
 		T(test_add_rolls_back),
 		T(test_missing_attribute),
+		T(test_nvmet_target),
 		T(test_save_stdout_and_file),
 		T(test_root_and_dry_run_change_nothing),
 		T(test_nqn_outside_form_warns),

@@ -23,6 +23,18 @@ static char *sample_path(void)
 	return data_file("nvmetcli-sample.json");
 }
 
+/*
+ * Purlin checks device_path when it is written: the sample's file back
+ * end must exist (its block devices, /dev/nullbN, always do in the fake).
+ */
+static int restore_setup(void **state)
+{
+	int ret = root_setup(state);
+
+	fakecfs_add_file("/var/lib/purlin/disk2.img");
+	return ret;
+}
+
 static int restore_sample(const char *opts)
 {
 	char *path = sample_path(), *line;
@@ -316,7 +328,7 @@ static void test_restore_merges(void **state)
 	(void)state;
 	assert_int_equal(run_cli("subsys add " DISK1 " serial OLD model Old"), 0);
 	assert_int_equal(run_cli("subsys add nqn.2024-01.io.example:keep"), 0);
-	assert_int_equal(run_cli("ns add " DISK1 " 1 path /dev/old"), 0);
+	assert_int_equal(run_cli("ns add " DISK1 " 1 path /dev/nullb7"), 0);
 	assert_int_equal(restore_sample(""), 0);
 	assert_file("subsystems/" DISK1 "/attr_serial", "8a3f0c2e91d4b756");
 	assert_file("subsystems/" DISK1 "/namespaces/1/device_path", "/dev/nullb0");
@@ -379,7 +391,7 @@ static void test_failure_injection_existing_config(void **state)
 	static const char *setup[] = {
 		"host add " HOSTA,
 		"subsys add " DISK1 " serial OLD model Old allow-any-host off",
-		"ns add " DISK1 " 1 path /dev/old uuid 0b0a5c9e-6a51-4d6d-9d0b-3f2e1c4b5a69",
+		"ns add " DISK1 " 1 path /dev/nullb7 uuid 0b0a5c9e-6a51-4d6d-9d0b-3f2e1c4b5a69",
 		"port add 2 adrfam ipv6 traddr 2001:db8::99 trsvcid 4421",
 		"subsys add nqn.2024-01.io.example:unrelated serial U",
 	};
@@ -495,9 +507,39 @@ static void test_restore_links_to_live_objects(void **state)
 	free(file);
 }
 
+/*
+ * An existing subsystem's cntlid range moved up past its end: the target
+ * checks min <= max on each write, so the new max goes first, and a
+ * rollback after it puts both back.
+ */
+static void test_restore_moves_cntlid_range(void **state)
+{
+	char *file = scratch_file("cntlid.json",
+				  "{\"subsystems\": [{\"nqn\": \"" DISK1 "\", \"attr\": "
+				  "{\"cntlid_min\": \"20\", \"cntlid_max\": \"30\"}}]}");
+	char *before, *after;
+
+	(void)state;
+	assert_int_equal(run_cli("subsys add " DISK1 " cntlid-min 2 cntlid-max 10"), 0);
+	before = tree_snapshot();
+	cfs_fail_nth(2, EIO);
+	assert_int_equal(run_cli("restore %s", file), PL_EXIT_FAIL);
+	cfs_fail_nth(0, 0);
+	assert_has(cli_err, "Input/output error");
+	assert_null(strstr(cli_err, "rollback:"));
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	assert_int_equal(run_cli("restore %s", file), 0);
+	assert_file("subsystems/" DISK1 "/attr_cntlid_min", "20");
+	assert_file("subsystems/" DISK1 "/attr_cntlid_max", "30");
+	free(before);
+	free(after);
+	free(file);
+}
+
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, root_setup, root_teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, restore_setup, root_teardown)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_planner_order),
 		cmocka_unit_test(test_planner_enable_cycle),
@@ -513,6 +555,7 @@ int main(void)
 		T(test_restore_skips_missing_attributes),
 		T(test_dry_run_restore),
 		T(test_restore_links_to_live_objects),
+		T(test_restore_moves_cntlid_range),
 	};
 
 	return cmocka_run_group_tests_name("restore", tests, NULL, NULL);

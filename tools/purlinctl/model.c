@@ -52,6 +52,35 @@ static void hex_only(char *out, const char *in, size_t cap)
 	out[n] = '\0';
 }
 
+/*
+ * Port parameters where -1 asks for the default: Purlin stores and shows
+ * the default's number instead (nvmet shows -1 itself), so a wanted -1 is
+ * met by that number.  These are the kernel's PRL_DEF_* values
+ * (drivers/purlin.h); the "read ports/... param_*" lines of
+ * tests/vm/data/configfs-ops.txt, replayed on the real kernel, catch a
+ * change there.
+ */
+static long long minus1_default(enum pl_type type, const char *file)
+{
+	static const struct {
+		const char *file;
+		long long value;
+	} defaults[] = {
+		{ "param_inline_data_size", 4096 },
+		{ "param_max_queue_size", 128 },
+		{ "param_max_pending", 64 },
+		{ "param_max_pending_per_addr", 16 },
+		{ "param_connect_timeout_ms", 10000 },
+	};
+
+	if (type != PL_PORT)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(defaults); i++)
+		if (!strcmp(defaults[i].file, file))
+			return defaults[i].value;
+	return -1;
+}
+
 bool pl_attr_equal(enum pl_type type, const char *file, const char *a, const char *b)
 {
 	const struct pl_attr_spec *spec = pl_attr_spec(type, file);
@@ -61,7 +90,7 @@ bool pl_attr_equal(enum pl_type type, const char *file, const char *a, const cha
 	switch (spec ? spec->cmp : PL_CMP_STR) {
 	case PL_CMP_NUM:
 		if (pl_parse_long(a, 0, &x) && pl_parse_long(b, 0, &y))
-			return x == y;
+			return x == y || (x == -1 && y == minus1_default(type, file));
 		break;
 	case PL_CMP_HEX:
 		hex_only(ha, a, sizeof(ha));

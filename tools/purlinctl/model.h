@@ -91,6 +91,10 @@ const struct pl_attr_spec *pl_attr_spec(enum pl_type type, const char *file);
 /* The group of a file name ("attr" for "attr_serial"), or NULL. */
 const char *pl_attr_group(enum pl_type type, const char *file);
 bool pl_is_int_key(enum pl_type type, const char *file);
+/*
+ * Does the value a (wanted) equal b (what the target shows), as the target
+ * compares them? A wanted -1 of a port parameter equals Purlin's default.
+ */
 bool pl_attr_equal(enum pl_type type, const char *file, const char *a, const char *b);
 /* Reason why value cannot be written to file, or NULL. */
 const char *pl_attr_check(enum pl_type type, const char *file, const char *value);

@@ -111,6 +111,35 @@ static void plan_kids(struct pl_plan *plan, const struct pl_node *want,
 	}
 }
 
+/*
+ * The target checks attr_cntlid_min <= attr_cntlid_max on every write
+ * (nvmet: <), against the value the other one has then. Table order
+ * (min, then max) works unless the range moves up past its current end:
+ * then the new max must go first.
+ */
+static void order_cntlid(const struct pl_node *want, const struct pl_node *have,
+			 struct strv *diff)
+{
+	size_t lo = diff->n, hi = diff->n;
+	const char *cur_max = have ? pl_get(have, "attr_cntlid_max") : NULL;
+	long long new_min, max;
+	char *tmp;
+
+	for (size_t i = 0; i < diff->n; i++) {
+		if (!strcmp(diff->v[i], "attr_cntlid_min"))
+			lo = i;
+		else if (!strcmp(diff->v[i], "attr_cntlid_max"))
+			hi = i;
+	}
+	if (lo > hi || hi == diff->n || !cur_max ||
+	    !pl_parse_long(pl_get(want, "attr_cntlid_min"), 0, &new_min) ||
+	    !pl_parse_long(cur_max, 0, &max) || new_min < max)
+		return;
+	tmp = diff->v[lo];
+	diff->v[lo] = diff->v[hi];
+	diff->v[hi] = tmp;
+}
+
 void pl_plan_update(struct pl_plan *plan, const struct pl_node *want, const struct pl_node *have,
 		    bool optional)
 {
@@ -122,6 +151,7 @@ void pl_plan_update(struct pl_plan *plan, const struct pl_node *want, const stru
 	for (size_t i = 0; i < files.n; i++)
 		if (needs_write(want, have, files.v[i], optional))
 			strv_add(&diff, files.v[i]);
+	order_cntlid(want, have, &diff);
 	for (size_t i = 0; gate && is_on(have, gate) && i < diff.n; i++)
 		cycle |= !is_live(want->type, diff.v[i]);
 	if (cycle)

@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NVMe/RDMA data path, in the order a command takes it:
+ *
+ *   prl_recv_done()        a capsule arrived in a pre-posted receive buffer
+ *   prl_handle_command()   take a response context; the core parses the
+ *                          command (purlin_req_init()); its SGL is mapped
+ *   prl_map_sgl()          keyed (the host's memory) or in-capsule data
+ *   prl_start()            data buffer from the pool, rdma_rw context, then
+ *   prl_fetch()            an RDMA READ of host-to-controller data, or
+ *                          purlin_req_execute() (the back end) at once
+ *   prl_read_done()        the data is here: execute
+ *   prl_queue_response()   the core completed the request: repost the
+ *                          receive buffer, send the response
+ *   prl_post_response()    SEND (behind the RDMA WRITEs of read data)
+ *   prl_send_done()        the context and its buffers go back
+ *
+ * A command short of data chunks or send credits waits on the queue's
+ * lists (exec_waits, send_waits) for the wait work, prl_wait_work(); see
+ * rdma.h for the queue's fields and their locks.
+ */
+#define pr_fmt(fmt) "purlin: rdma: " fmt
+
+#include <linux/slab.h>
+
+#include "rdma.h"
+
+static struct prl_rdma_rsp *prl_get_rsp(struct prl_rdma_queue *queue);
+static u16 prl_map_sgl(struct prl_rdma_rsp *rsp);
+static u16 prl_map_keyed(struct prl_rdma_rsp *rsp,
+			 struct nvme_keyed_sgl_desc *sgl, bool invalidate);
+static u16 prl_map_inline(struct prl_rdma_rsp *rsp, struct nvme_sgl_desc *sgl);
+static bool prl_start(struct prl_rdma_rsp *rsp);
+static bool prl_post_response(struct prl_rdma_rsp *rsp);
+static bool prl_park(struct prl_rdma_rsp *rsp, struct list_head *list);
+static void prl_kick(struct prl_rdma_queue *queue);
+static void prl_kick_waiters(struct prl_rdma_queue *queue);
+static void prl_rw_destroy(struct prl_rdma_rsp *rsp);
+static bool prl_take_credits(struct prl_rdma_queue *queue, int n);
+static int prl_send_credits(struct prl_rdma_rsp *rsp);
+static void prl_post_failed(struct prl_rdma_rsp *rsp, const char *what,
+			    int ret);
+static void prl_wc_error(struct prl_rdma_queue *queue, struct ib_wc *wc,
+			 const char *what);
+
+/* ---- receive ----------------------------------------------------------- */
+
+int prl_post_recv(struct prl_rdma_queue *queue,
+		  struct prl_rdma_cmd *cmd)
+{
+	struct ib_device *ib = queue->dev->ib;
+	int ret;
+
+	ib_dma_sync_single_for_device(ib, cmd->sge[0].addr, cmd->sge[0].length,
+				      DMA_FROM_DEVICE);
+	if (cmd->inline_page)
+		ib_dma_sync_single_for_device(ib, cmd->sge[1].addr,
+					      cmd->sge[1].length,
+					      DMA_FROM_DEVICE);
+	if (!prl_post_begin(queue))
+		return -ESHUTDOWN;
+	ret = ib_post_recv(queue->qp, &cmd->wr, NULL);
+	prl_post_end(queue);
+	if (ret)
+		pr_err_ratelimited("queue %u: posting a receive failed: %d\n",
+				   queue->host_qid, ret);
+	return ret;
+}
+
+void prl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct prl_rdma_cmd *cmd = container_of(wc->wr_cqe,
+						struct prl_rdma_cmd, cqe);
+	struct prl_rdma_queue *queue = cmd->queue;
+	struct ib_device *ib = queue->dev->ib;
+	unsigned long flags;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		prl_wc_error(queue, wc, "receive");
+		return;
+	}
+	if (unlikely(wc->byte_len < sizeof(struct nvme_command))) {
+		pr_err_ratelimited("queue %u: capsule of %u bytes, shorter than a command; disconnecting\n",
+				   queue->host_qid, wc->byte_len);
+		prl_queue_disconnect(queue);
+		return;
+	}
+	cmd->byte_len = wc->byte_len;
+	ib_dma_sync_single_for_cpu(ib, cmd->sge[0].addr, cmd->sge[0].length,
+				   DMA_FROM_DEVICE);
+	if (cmd->inline_page && wc->byte_len > sizeof(struct nvme_command))
+		ib_dma_sync_single_for_cpu(ib, cmd->sge[1].addr,
+					   cmd->sge[1].length,
+					   DMA_FROM_DEVICE);
+	pr_debug("queue %u: capsule opcode 0x%x, %u bytes, state %d\n",
+		 queue->host_qid, cmd->nvme_cmd->common.opcode, wc->byte_len,
+		 READ_ONCE(queue->state));
+
+	spin_lock_irqsave(&queue->state_lock, flags);
+	switch (queue->state) {
+	case PRL_Q_LIVE:
+		spin_unlock_irqrestore(&queue->state_lock, flags);
+		prl_handle_command(queue, cmd);
+		return;
+	case PRL_Q_CONNECTING:
+		/* The capsule beat ESTABLISHED here: run it once live. */
+		list_add_tail(&cmd->entry, &queue->pending_cmds);
+		break;
+	default:
+		break;
+	}
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+}
+
+/* ---- command: parse and map -------------------------------------------- */
+
+/* A new capsule, in process context (CQ work or the CM handler). */
+void prl_handle_command(struct prl_rdma_queue *queue,
+			struct prl_rdma_cmd *cmd)
+{
+	struct prl_rdma_rsp *rsp;
+	unsigned long flags;
+	bool started;
+	u16 status;
+
+	rsp = prl_get_rsp(queue);
+	if (unlikely(!rsp)) {
+		/*
+		 * Only a host submitting past its queue size gets here (see
+		 * prl_alloc_rsps()): drop its queue rather than wait.
+		 */
+		pr_err_ratelimited("queue %u: no response context free (host past its queue size); disconnecting\n",
+				   queue->host_qid);
+		prl_queue_disconnect(queue);
+		return;
+	}
+	rsp->cmd = cmd;
+	rsp->req.cmd = cmd->nvme_cmd;
+	rsp->n_rdma = 0;
+	rsp->keyed = false;
+	rsp->invalidate = false;
+	rsp->write_data = false;
+	rsp->read_posted = false;
+	rsp->pool_nents = 0;
+	rsp->own_buf = false;
+
+	if (!purlin_req_init(&rsp->req, &queue->sq, &prl_rdma_ops))
+		return;
+	status = prl_map_sgl(rsp);
+	if (status) {
+		purlin_req_complete(&rsp->req, status);
+		return;
+	}
+	if (!purlin_check_data_len(&rsp->req))
+		return;
+
+	spin_lock_irqsave(&queue->state_lock, flags);
+	if (queue->state == PRL_Q_DISCONNECTING)
+		goto abort;
+	if (queue->exec_busy || !list_empty(&queue->exec_waits)) {
+		/* Behind whatever waits: commands start in order. */
+		list_add_tail(&rsp->entry, &queue->exec_waits);
+		prl_kick(queue);
+		spin_unlock_irqrestore(&queue->state_lock, flags);
+		return;
+	}
+	queue->exec_busy = true;
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	started = prl_start(rsp);
+	spin_lock_irqsave(&queue->state_lock, flags);
+	queue->exec_busy = false;
+	if (!started) {
+		if (queue->state == PRL_Q_DISCONNECTING)
+			goto abort;
+		/* Kicked below: what it lacked may have come back already. */
+		list_add_tail(&rsp->entry, &queue->exec_waits);
+	}
+	if (!list_empty(&queue->exec_waits))
+		prl_kick(queue);
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	return;
+abort:
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
+}
+
+static u16 prl_map_sgl(struct prl_rdma_rsp *rsp)
+{
+	struct nvme_keyed_sgl_desc *ksgl = &rsp->req.cmd->common.dptr.ksgl;
+	struct nvme_sgl_desc *sgl = &rsp->req.cmd->common.dptr.sgl;
+
+	switch (sgl->type) {
+	case NVME_KEY_SGL_FMT_DATA_DESC << 4 | NVME_SGL_FMT_INVALIDATE:
+		return prl_map_keyed(rsp, ksgl, true);
+	case NVME_KEY_SGL_FMT_DATA_DESC << 4 | NVME_SGL_FMT_ADDRESS:
+		return prl_map_keyed(rsp, ksgl, false);
+	case NVME_SGL_FMT_DATA_DESC << 4 | NVME_SGL_FMT_OFFSET:
+		if (!rsp->queue->inline_data_size)
+			return NVME_SC_SGL_INVALID_TYPE | PRL_DNR;
+		return prl_map_inline(rsp, sgl);
+	default:
+		return NVME_SC_SGL_INVALID_TYPE | PRL_DNR;
+	}
+}
+
+static u16 prl_map_keyed(struct prl_rdma_rsp *rsp,
+			 struct nvme_keyed_sgl_desc *sgl, bool invalidate)
+{
+	struct purlin_req *req = &rsp->req;
+	u32 len = get_unaligned_le24(sgl->length);
+
+	if (len > PRL_MAX_XFER)
+		return NVME_SC_SGL_INVALID_DATA | PRL_DNR;
+	req->transfer_len = len;
+	rsp->remote_addr = le64_to_cpu(sgl->addr);
+	rsp->rkey = get_unaligned_le32(sgl->key);
+	rsp->keyed = true;
+	/* Only ever the key of this command's own descriptor. */
+	rsp->invalidate = invalidate;
+	return 0;
+}
+
+static u16 prl_map_inline(struct prl_rdma_rsp *rsp, struct nvme_sgl_desc *sgl)
+{
+	struct prl_rdma_cmd *cmd = rsp->cmd;
+	struct purlin_req *req = &rsp->req;
+	u64 off = le64_to_cpu(sgl->addr);
+	u32 len = le32_to_cpu(sgl->length);
+	u32 size = rsp->queue->inline_data_size;
+	u32 received = cmd->byte_len - sizeof(struct nvme_command);
+
+	if (req->to_host)
+		return NVME_SC_INVALID_FIELD | PRL_DNR;
+	/* Offset and length are checked on their own: no sum can wrap. */
+	if (off > size || off > received)
+		return NVME_SC_SGL_INVALID_OFFSET | PRL_DNR;
+	if (len > size - off || len > received - off)
+		return NVME_SC_SGL_INVALID_DATA | PRL_DNR;
+	req->transfer_len = len;
+	if (!len)
+		return 0;
+	sg_init_table(&cmd->inline_sg, 1);
+	sg_set_page(&cmd->inline_sg, cmd->inline_page, len, off);
+	req->sg = &cmd->inline_sg;
+	req->sg_cnt = 1;
+	return 0;
+}
+
+/* ---- data buffer, fetch, execute --------------------------------------- */
+
+/*
+ * The accounts a take is charged to: the queue's share, and its
+ * controller's or (discovery) the share all discovery controllers have.
+ * sq.ctrl is stable here: commands only start once it is set.
+ */
+static void prl_pick_accts(struct prl_rdma_rsp *rsp)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+	struct purlin_ctrl *ctrl = queue->sq.ctrl;
+
+	rsp->accts[0] = &queue->buf_acct;
+	rsp->accts[1] = purlin_is_discovery(ctrl) ? &purlin_disc_acct :
+						    &ctrl->buf_acct;
+	rsp->nr_accts = 2;
+}
+
+/*
+ * The data buffer of a keyed transfer: a Connect's is the queue's own page
+ * (there is no controller to charge yet), anything else takes chunks from
+ * the pool.  1: got it; 0: short of chunks, retry when the pool calls;
+ * -1: the request was completed with an error.
+ */
+static int prl_get_data_buf(struct prl_rdma_rsp *rsp)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+	struct purlin_req *req = &rsp->req;
+	u32 len = req->data_len;
+	int ret;
+
+	if (!queue->sq.ctrl) {
+		/* Only a Connect runs before there is a controller. */
+		if (WARN_ON_ONCE(len > PAGE_SIZE)) {
+			purlin_req_complete(req, NVME_SC_INTERNAL);
+			return -1;
+		}
+		sg_init_table(rsp->sgl, 1);
+		sg_set_page(rsp->sgl, queue->connect_page, len, 0);
+		rsp->own_buf = true;
+		req->sg = rsp->sgl;
+		req->sg_cnt = 1;
+		return 1;
+	}
+	prl_pick_accts(rsp);
+	ret = purlin_bufpool_get(rsp->sgl, len, &queue->buf_waiter, rsp->accts,
+				 rsp->nr_accts);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret < 0) {
+		purlin_req_complete(req, NVME_SC_INTERNAL);
+		return -1;
+	}
+	rsp->pool_nents = ret;
+	req->sg = rsp->sgl;
+	req->sg_cnt = ret;
+	return 1;
+}
+
+/*
+ * Map the data buffer for the host's keyed SGL (an rdma_rw context:
+ * process context only, it allocates).  False if the request was
+ * completed with an error.
+ */
+static bool prl_map_data(struct prl_rdma_rsp *rsp)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+	struct purlin_req *req = &rsp->req;
+	int ret;
+
+	ret = rdma_rw_ctx_init(&rsp->rw, queue->qp, queue->port_num, req->sg,
+			       req->sg_cnt, 0, rsp->remote_addr, rsp->rkey,
+			       req->to_host ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+	if (ret < 0 || ret + 1 > queue->sq_wr_total) {
+		if (ret > 0)
+			rsp->n_rdma = ret;
+		pr_err_ratelimited("queue %u: cannot map %u bytes of data: %d\n",
+				   queue->host_qid, req->data_len, ret);
+		purlin_req_complete(req, NVME_SC_DATA_XFER_ERROR);
+		return false;
+	}
+	rsp->n_rdma = ret;
+	return true;
+}
+
+/*
+ * Fetch host-to-controller data: post the RDMA READs; prl_read_done()
+ * executes.  False, with nothing lost, when short of send credits.
+ */
+static bool prl_fetch(struct prl_rdma_rsp *rsp)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+	int ret;
+
+	if (!prl_take_credits(queue, rsp->n_rdma))
+		return false;
+	if (unlikely(!prl_post_begin(queue))) {
+		atomic_add(rsp->n_rdma, &queue->sq_wr_avail);
+		purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
+		return true;
+	}
+	ret = rdma_rw_ctx_post(&rsp->rw, queue->qp, queue->port_num,
+			       &rsp->read_cqe, NULL);
+	if (unlikely(ret)) {
+		rsp->read_posted = true;
+		prl_post_failed(rsp, "an RDMA READ", ret);
+	}
+	prl_post_end(queue);
+	return true;
+}
+
+/*
+ * Start a command whose SGL is mapped: data buffer, rdma_rw context, then
+ * fetch its data from the host or (no data, in-capsule data, or data for
+ * the host) execute it now.  Each step is done once: a retry after a
+ * wait resumes where it stopped.  Returns false, with nothing lost, when a
+ * chunk or send credit is missing; the caller parks the request.
+ */
+static bool prl_start(struct prl_rdma_rsp *rsp)
+{
+	struct purlin_req *req = &rsp->req;
+	int got;
+
+	if (rsp->keyed && req->data_len) {
+		if (!rsp->pool_nents && !rsp->own_buf) {
+			got = prl_get_data_buf(rsp);
+			if (got <= 0)
+				return got < 0;
+		}
+		if (!rsp->n_rdma && !prl_map_data(rsp))
+			return true;
+		if (!req->to_host)
+			return prl_fetch(rsp);
+	}
+	purlin_req_execute(req);
+	return true;
+}
+
+void prl_read_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct prl_rdma_rsp *rsp = container_of(wc->wr_cqe,
+						struct prl_rdma_rsp, read_cqe);
+	struct prl_rdma_queue *queue = rsp->queue;
+
+	atomic_add(rsp->n_rdma, &queue->sq_wr_avail);
+	prl_kick_waiters(queue);
+	/* Unmap before the back end reads what the host sent. */
+	prl_rw_destroy(rsp);
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		prl_wc_error(queue, wc, "RDMA READ");
+		purlin_req_complete(&rsp->req, NVME_SC_DATA_XFER_ERROR);
+		return;
+	}
+	purlin_req_execute(&rsp->req);
+}
+
+/* ---- response and send ------------------------------------------------- */
+
+void prl_queue_response(struct purlin_req *req)
+{
+	struct prl_rdma_rsp *rsp = container_of(req, struct prl_rdma_rsp, req);
+	struct prl_rdma_queue *queue = rsp->queue;
+
+	pr_debug("queue %u: cid %u status 0x%x\n", queue->host_qid,
+		 req->cqe->command_id, le16_to_cpu(req->cqe->status) >> 1);
+	if (unlikely(prl_queue_dying(queue))) {
+		prl_release_rsp(rsp);
+		return;
+	}
+	/*
+	 * The command is done with its receive buffer (capsule and in-capsule
+	 * data): post it again before the response goes out.  The host reuses
+	 * the command slot as soon as it has the response; a receive posted
+	 * only when our SEND completes (on the host's ACK) would race its next
+	 * capsule, which then meets receiver-not-ready NAKs and waits.
+	 */
+	if (unlikely(prl_post_recv(queue, rsp->cmd))) {
+		/* Touch the queue before the rsp goes back, never after. */
+		prl_queue_disconnect(queue);
+		prl_release_rsp(rsp);
+		return;
+	}
+	if (rsp->invalidate) {
+		rsp->send_wr.opcode = IB_WR_SEND_WITH_INV;
+		rsp->send_wr.ex.invalidate_rkey = rsp->rkey;
+	} else {
+		rsp->send_wr.opcode = IB_WR_SEND;
+	}
+	rsp->write_data = rsp->n_rdma && req->to_host && req->cqe->status == 0;
+
+	if (likely(list_empty_careful(&queue->send_waits)) &&
+	    prl_post_response(rsp))
+		return;
+	if (!prl_park(rsp, &queue->send_waits))
+		prl_release_rsp(rsp);
+}
+
+/* Post the response, behind the RDMA WRITEs of read data.  Any context. */
+static bool prl_post_response(struct prl_rdma_rsp *rsp)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+	struct ib_send_wr *first = &rsp->send_wr;
+	struct ib_device *ib = queue->dev->ib;
+	int ret;
+
+	if (!prl_take_credits(queue, prl_send_credits(rsp)))
+		return false;
+	if (rsp->write_data) {
+		if (!ib_uses_virt_dma(ib))
+			dma_sync_sg_for_device(ib->dma_device, rsp->req.sg,
+					       rsp->req.sg_cnt, DMA_TO_DEVICE);
+		first = rdma_rw_ctx_wrs(&rsp->rw, queue->qp, queue->port_num,
+					NULL, &rsp->send_wr);
+	}
+	ib_dma_sync_single_for_device(ib, rsp->send_sge.addr,
+				      rsp->send_sge.length, DMA_TO_DEVICE);
+	if (unlikely(!prl_post_begin(queue))) {
+		atomic_add(prl_send_credits(rsp), &queue->sq_wr_avail);
+		prl_release_rsp(rsp);
+		return true;
+	}
+	ret = ib_post_send(queue->qp, first, NULL);
+	if (unlikely(ret))
+		prl_post_failed(rsp, "a response", ret);
+	prl_post_end(queue);
+	return true;
+}
+
+static bool prl_take_credits(struct prl_rdma_queue *queue, int n)
+{
+	if (atomic_sub_return(n, &queue->sq_wr_avail) >= 0)
+		return true;
+	atomic_add(n, &queue->sq_wr_avail);
+	return false;
+}
+
+static int prl_send_credits(struct prl_rdma_rsp *rsp)
+{
+	return 1 + (rsp->write_data ? rsp->n_rdma : 0);
+}
+
+void prl_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct prl_rdma_rsp *rsp = container_of(wc->wr_cqe,
+						struct prl_rdma_rsp, send_cqe);
+	struct prl_rdma_queue *queue = rsp->queue;
+
+	atomic_add(prl_send_credits(rsp), &queue->sq_wr_avail);
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		prl_wc_error(queue, wc, "send");
+	prl_kick_waiters(queue);
+	prl_release_rsp(rsp);
+}
+
+/* ---- waiting for chunks and send credits ------------------------------- */
+
+static void prl_kick(struct prl_rdma_queue *queue)
+{
+	queue_work(purlin_wq, &queue->buf_waiter.work);
+}
+
+/* Kick the wait work if anything waits; call before releasing a rsp. */
+static void prl_kick_waiters(struct prl_rdma_queue *queue)
+{
+	smp_mb__after_atomic();
+	if (!list_empty_careful(&queue->send_waits) ||
+	    !list_empty_careful(&queue->exec_waits))
+		prl_kick(queue);
+}
+
+/*
+ * Add rsp to a wait list and kick; false if the queue is going away.  All
+ * under state_lock: once the lock is dropped the teardown may finish the
+ * rsp and free the queue.
+ */
+static bool prl_park(struct prl_rdma_rsp *rsp, struct list_head *list)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+	unsigned long flags;
+	bool parked = false;
+
+	spin_lock_irqsave(&queue->state_lock, flags);
+	if (queue->state != PRL_Q_DISCONNECTING) {
+		list_add_tail(&rsp->entry, list);
+		prl_kick(queue);
+		parked = true;
+	}
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	return parked;
+}
+
+/* Could rsp proceed now?  Checked after parking it, against lost wakeups. */
+static bool prl_can_retry(struct prl_rdma_rsp *rsp, bool send)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+
+	smp_mb();
+	if (send)
+		return atomic_read(&queue->sq_wr_avail) >= prl_send_credits(rsp);
+	/* Short of chunks: the pool queued buf_waiter, whose work retries. */
+	if (!rsp->pool_nents && !rsp->own_buf)
+		return false;
+	return atomic_read(&queue->sq_wr_avail) >= rsp->n_rdma;
+}
+
+/* Run the first waiter of list; true if the caller should go on. */
+static bool prl_run_waiter(struct prl_rdma_queue *queue,
+			   struct list_head *list, bool send)
+{
+	struct prl_rdma_rsp *rsp;
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&queue->state_lock, flags);
+	if (queue->state == PRL_Q_DISCONNECTING || list_empty(list) ||
+	    (!send && queue->exec_busy)) {
+		spin_unlock_irqrestore(&queue->state_lock, flags);
+		return false;
+	}
+	rsp = list_first_entry(list, struct prl_rdma_rsp, entry);
+	list_del_init(&rsp->entry);
+	if (!send)
+		queue->exec_busy = true;
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+
+	done = send ? prl_post_response(rsp) : prl_start(rsp);
+
+	spin_lock_irqsave(&queue->state_lock, flags);
+	if (!send)
+		queue->exec_busy = false;
+	if (done) {
+		spin_unlock_irqrestore(&queue->state_lock, flags);
+		return true;
+	}
+	if (queue->state == PRL_Q_DISCONNECTING) {
+		spin_unlock_irqrestore(&queue->state_lock, flags);
+		if (send)
+			prl_release_rsp(rsp);
+		else
+			purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
+		return false;
+	}
+	list_add(&rsp->entry, list);
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	return prl_can_retry(rsp, send);
+}
+
+/* The only consumer of the wait lists; send waiters always go first. */
+void prl_wait_work(struct work_struct *work)
+{
+	struct prl_rdma_queue *queue = container_of(work, struct prl_rdma_queue,
+						    buf_waiter.work);
+
+	while (prl_run_waiter(queue, &queue->send_waits, true) ||
+	       prl_run_waiter(queue, &queue->exec_waits, false))
+		;
+}
+
+/* ---- response contexts ------------------------------------------------- */
+
+static struct prl_rdma_rsp *prl_get_rsp(struct prl_rdma_queue *queue)
+{
+	struct prl_rdma_rsp *rsp = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&queue->rsp_lock, flags);
+	if (!list_empty(&queue->free_rsps)) {
+		rsp = list_first_entry(&queue->free_rsps, struct prl_rdma_rsp,
+				       entry);
+		list_del_init(&rsp->entry);
+		queue->nr_free--;
+	}
+	spin_unlock_irqrestore(&queue->rsp_lock, flags);
+	if (rsp)
+		atomic_inc(&purlin_live.reqs);
+	return rsp;
+}
+
+static void prl_rw_destroy(struct prl_rdma_rsp *rsp)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+
+	if (!rsp->n_rdma)
+		return;
+	rdma_rw_ctx_destroy(&rsp->rw, queue->qp, queue->port_num,
+			    rsp->req.sg, rsp->req.sg_cnt,
+			    rsp->req.to_host ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+	rsp->n_rdma = 0;
+}
+
+/*
+ * The response context is done: its buffers go back.  Any context.  The
+ * queue may be freed once this returns, so callers touch the queue
+ * before, never after.
+ */
+void prl_release_rsp(struct prl_rdma_rsp *rsp)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+	unsigned long flags;
+
+	prl_rw_destroy(rsp);
+	rsp->own_buf = false;
+	if (rsp->pool_nents) {
+		purlin_bufpool_put(rsp->sgl, rsp->pool_nents, rsp->accts,
+				   rsp->nr_accts);
+		/* The put wakes whoever waits on these chunks' accounts. */
+		rsp->pool_nents = 0;
+	}
+
+	atomic_dec(&purlin_live.reqs);
+	purlin_req_free(&rsp->req);
+	spin_lock_irqsave(&queue->rsp_lock, flags);
+	list_add_tail(&rsp->entry, &queue->free_rsps);
+	if (++queue->nr_free == queue->nr_rsps)
+		wake_up(&queue->idle_wq);
+	spin_unlock_irqrestore(&queue->rsp_lock, flags);
+}
+
+/* ---- queue state and posting ------------------------------------------- */
+
+/*
+ * A post failed: the queue is torn down, and the rsp waits for the drain
+ * (WRs that did get posted may still be using its buffers).  Called
+ * between prl_post_begin() and prl_post_end().
+ */
+static void prl_post_failed(struct prl_rdma_rsp *rsp, const char *what,
+			    int ret)
+{
+	struct prl_rdma_queue *queue = rsp->queue;
+	unsigned long flags;
+
+	pr_err_ratelimited("queue %u: posting %s failed: %d\n",
+			   queue->host_qid, what, ret);
+	spin_lock_irqsave(&queue->state_lock, flags);
+	list_add_tail(&rsp->entry, &queue->zombies);
+	__prl_queue_disconnect(queue);
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+}
+
+/*
+ * A work request failed.  Flushes are expected while the queue is being
+ * torn down; on a live queue they mean the QP went to the error state
+ * (for instance an unsignalled RDMA WRITE of read data failed: its own
+ * completion is never reported), so the queue goes too.
+ */
+static void prl_wc_error(struct prl_rdma_queue *queue, struct ib_wc *wc,
+			 const char *what)
+{
+	if (wc->status == IB_WC_WR_FLUSH_ERR && prl_queue_dying(queue))
+		return;
+	pr_err_ratelimited("queue %u: %s failed: %s (%d); disconnecting\n",
+			   queue->host_qid, what, ib_wc_status_msg(wc->status),
+			   wc->status);
+	prl_queue_disconnect(queue);
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RDMA transport's own types and the calls between its files:
+ *   rdma.c        devices (ib_client), ports and listeners, the transport
+ *                 ops, module parameters
+ *   rdma-queue.c  a queue's life: CM request, QP, buffers, Connect
+ *                 deadline, ESTABLISHED, teardown and release
+ *   rdma-io.c     the data path: receive -> command -> map -> fetch ->
+ *                 execute (core) -> response -> send
+ * Everything here is prefixed prl_ (the transport's own); the core's API
+ * is purlin_ (purlin.h).
+ */
+#ifndef PURLIN_RDMA_H
+#define PURLIN_RDMA_H
+
+#include <linux/nvme-rdma.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
+
+#include "purlin.h"
+
+/* CM private data, as the NVMe/RDMA transport binding defines it. */
+struct prl_cm_req {
+	__le16 recfmt;
+	__le16 qid;
+	__le16 hrqsize;
+	__le16 hsqsize;
+	__le16 cntlid;
+	u8 rsvd[22];
+};
+
+struct prl_cm_rep {
+	__le16 recfmt;
+	__le16 crqsize;
+	u8 rsvd[28];
+};
+
+struct prl_cm_rej {
+	__le16 recfmt;
+	__le16 sts;
+};
+
+enum prl_ctx_kind { PRL_CTX_LISTENER, PRL_CTX_QUEUE };
+
+/*
+ * Per RDMA device, created when the device appears (ib_client add) and
+ * released after it goes and its last queue is freed.
+ */
+struct prl_rdma_device {
+	struct ib_device *ib;
+	struct ib_pd *pd;
+	struct kref ref;		/* the ib_client's, plus one per queue */
+	bool removing;			/* under prl_lock: refuse new queues */
+	struct completion *released;	/* set by device removal */
+};
+
+struct prl_rdma_port {
+	enum prl_ctx_kind kind;		/* first: cm_id->context tag */
+	struct purlin_port *port;
+	struct rdma_cm_id *cm_id;	/* NULL while re-listening */
+	struct mutex cm_lock;		/* guards cm_id and removing */
+	struct delayed_work relisten_work;
+	/* Queues accepted through the port, plus one held by the port. */
+	atomic_t nr_queues;
+	struct completion queues_gone;
+	bool removing;
+	/*
+	 * Queues accepted that have no controller yet (no Fabrics Connect
+	 * done): bounded per port and per peer address (port->max_pending,
+	 * port->max_pending_per_addr).  Guards pending and nr_pending.
+	 */
+	spinlock_t pending_lock;
+	struct list_head pending;
+	unsigned int nr_pending;
+};
+
+enum prl_queue_state {
+	PRL_Q_CONNECTING,
+	PRL_Q_LIVE,
+	PRL_Q_DISCONNECTING,
+};
+
+struct prl_rdma_queue;
+
+struct prl_rdma_cmd {
+	struct ib_cqe cqe;
+	struct ib_recv_wr wr;
+	struct ib_sge sge[2];
+	struct nvme_command *nvme_cmd;
+	struct page *inline_page;
+	u32 byte_len;
+	struct scatterlist inline_sg;
+	struct prl_rdma_queue *queue;
+	struct list_head entry;		/* queue->pending_cmds */
+};
+
+struct prl_rdma_rsp {
+	struct purlin_req req;
+	struct ib_sge send_sge;
+	struct ib_cqe send_cqe;
+	struct ib_cqe read_cqe;
+	struct ib_send_wr send_wr;
+	struct prl_rdma_cmd *cmd;
+	struct prl_rdma_queue *queue;
+	struct rdma_rw_ctx rw;
+	int n_rdma;			/* WRs of the rw context, 0 = none */
+	bool keyed;
+	bool invalidate;
+	bool write_data;		/* RDMA WRITEs go in front of the SEND */
+	bool read_posted;		/* a post failed: release after drain */
+	u32 rkey;
+	u64 remote_addr;
+	int pool_nents;			/* chunks taken from the pool */
+	/* What those chunks are charged to (purlin_bufpool_get()). */
+	struct purlin_buf_acct *accts[2];
+	int nr_accts;
+	bool own_buf;			/* data in queue->connect_page */
+	struct list_head entry;		/* free_rsps, a wait list or zombies */
+	struct scatterlist sgl[PRL_MAX_CHUNKS];
+};
+
+struct prl_rdma_queue {
+	enum prl_ctx_kind kind;		/* first: cm_id->context tag */
+	struct purlin_sq sq;
+	struct rdma_cm_id *cm_id;
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	u32 nr_cqe;
+	u32 port_num;
+	/*
+	 * The QP is ours, not the CM's: we move it to RTS before accepting,
+	 * with the port's traffic class in its address vector, and destroy
+	 * it ourselves.  The CM then never touches it.
+	 */
+	bool own_qp;
+	int tos;			/* port->tos at connect time */
+	struct prl_rdma_device *dev;
+	struct prl_rdma_port *rport;
+
+	u16 host_qid;
+	u32 recv_queue_size;
+	u32 send_queue_size;
+	u32 inline_data_size;
+	unsigned int inline_order;
+
+	struct prl_rdma_cmd *cmds;
+	struct nvme_command *cmd_bufs;	/* kmalloc: DMA-mapped as one */
+	u64 cmd_bufs_dma;
+	struct prl_rdma_rsp *rsps;
+	struct nvme_completion *cqe_bufs; /* kmalloc: DMA-mapped as one */
+	u64 cqe_bufs_dma;
+	u32 nr_rsps;
+
+	/* Guards free_rsps and nr_free. */
+	spinlock_t rsp_lock;
+	struct list_head free_rsps;
+	u32 nr_free;
+	wait_queue_head_t idle_wq;	/* teardown waits for nr_free */
+
+	/* Threads between prl_post_begin() and prl_post_end(). */
+	atomic_t posting;
+
+	atomic_t sq_wr_avail;		/* send queue credits */
+	int sq_wr_total;
+
+	/*
+	 * Guards state and the lists below.  Only the wait work takes
+	 * entries off send_waits and exec_waits; anyone may add to them and
+	 * kick it.  Responses waiting for send credits (which hold data
+	 * chunks) never wait behind commands waiting for chunks.
+	 */
+	spinlock_t state_lock;
+	enum prl_queue_state state;
+	struct list_head pending_cmds;	/* arrived before ESTABLISHED */
+	struct list_head send_waits;	/* responses short of send credits */
+	struct list_head exec_waits;	/* commands short of chunks/credits */
+	struct list_head zombies;	/* failed posts, released after drain */
+	/*
+	 * One context at a time starts commands (prl_start()), in arrival
+	 * order: the command handler when nothing waits, else the wait
+	 * work for the head of exec_waits.  Set by the one starting.
+	 */
+	bool exec_busy;
+	int handlers;			/* prl_queue_established() running */
+	/* The release work owns the queue (set by prl_connect_request()). */
+	bool handed_over;
+	struct purlin_buf_waiter buf_waiter; /* .work is the wait work */
+	struct purlin_buf_acct buf_acct;	/* this queue's pool share */
+	/*
+	 * The Fabrics Connect's data lands here, not in the pool: a host's
+	 * Connect never waits behind what other peers hold.
+	 */
+	struct page *connect_page;
+
+	/*
+	 * Until it has a controller of a normal subsystem: on rport->pending
+	 * (pending_lock).
+	 */
+	struct list_head pending_entry;
+	struct sockaddr_storage peer_addr;
+	bool vouched;			/* see prl_pending_add() */
+
+	struct delayed_work connect_timeout;
+	struct work_struct release_work;
+	struct list_head entry;		/* prl_queues, prl_lock */
+	struct rcu_head rcu;
+};
+
+/* rdma.c */
+extern unsigned int prl_rnr_retry, prl_retry_cnt, prl_ack_timeout;
+extern const struct purlin_transport_ops prl_rdma_ops;
+/* Guards prl_queues and device lookups. */
+extern struct mutex prl_lock;
+extern struct list_head prl_queues;	/* every queue, prl_lock */
+struct prl_rdma_device *prl_device_get(struct ib_device *ib);
+void prl_device_put(struct prl_rdma_device *dev);
+int prl_listen(struct prl_rdma_port *rport);
+void prl_relisten_work(struct work_struct *w);
+int prl_listener_event(struct prl_rdma_port *rport, struct rdma_cm_id *cm_id,
+		       struct rdma_cm_event *event);
+
+/* rdma-queue.c */
+int prl_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *event);
+void __prl_queue_disconnect(struct prl_rdma_queue *queue);
+void prl_queue_disconnect(struct prl_rdma_queue *queue);
+
+static inline bool prl_queue_dying(struct prl_rdma_queue *queue)
+{
+	return READ_ONCE(queue->state) == PRL_Q_DISCONNECTING;
+}
+
+/*
+ * Posting and teardown: a work request posted after the teardown drained
+ * the QP would complete after the queue is freed.  A poster counts itself
+ * in posting, then checks the state; prl_queue_disconnect() sets the state
+ * and the release work waits for posting to reach 0 before it drains.
+ * A poster holds a response context until it posted, and stays in an RCU
+ * read-side section until it is done with the queue.
+ */
+static inline void prl_post_end(struct prl_rdma_queue *queue)
+{
+	/* RCU: the queue is freed after a grace period (kfree_rcu()). */
+	if (atomic_dec_and_test(&queue->posting) && prl_queue_dying(queue))
+		wake_up(&queue->idle_wq);
+	rcu_read_unlock();
+}
+
+static inline bool prl_post_begin(struct prl_rdma_queue *queue)
+{
+	rcu_read_lock();
+	atomic_inc(&queue->posting);
+	smp_mb__after_atomic();
+	if (likely(!prl_queue_dying(queue)))
+		return true;
+	prl_post_end(queue);
+	return false;
+}
+
+/* rdma-io.c */
+int prl_post_recv(struct prl_rdma_queue *queue, struct prl_rdma_cmd *cmd);
+void prl_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+void prl_handle_command(struct prl_rdma_queue *queue, struct prl_rdma_cmd *cmd);
+void prl_read_done(struct ib_cq *cq, struct ib_wc *wc);
+void prl_queue_response(struct purlin_req *req);
+void prl_send_done(struct ib_cq *cq, struct ib_wc *wc);
+void prl_release_rsp(struct prl_rdma_rsp *rsp);
+void prl_wait_work(struct work_struct *work);
+
+#endif /* PURLIN_RDMA_H */

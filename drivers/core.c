@@ -45,6 +45,7 @@ void purlin_transport_unregister(const struct purlin_transport_ops *ops)
 /* What the discovery log shows may have changed; caller holds cfg_sem. */
 void purlin_disc_changed(void)
 {
+	lockdep_assert_held_write(&purlin_cfg_sem);
 	atomic64_inc(&disc_genctr);
 	purlin_disc_log_changed();
 }

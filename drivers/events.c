@@ -27,6 +27,7 @@ static struct purlin_req *purlin_event_locked(struct purlin_ctrl *ctrl,
 {
 	int i;
 
+	lockdep_assert_held(&ctrl->lock);
 	if (ctrl->nr_aer) {
 		struct purlin_req *req = ctrl->aer_reqs[--ctrl->nr_aer];
 
@@ -81,6 +82,7 @@ static void purlin_add_changed_ns(struct purlin_ctrl *ctrl, u32 nsid)
 {
 	u32 i;
 
+	lockdep_assert_held(&ctrl->lock);
 	if (ctrl->nr_changed_ns == 1 && ctrl->changed_ns[0] == 0xffffffff)
 		return;
 	for (i = 0; i < ctrl->nr_changed_ns; i++)

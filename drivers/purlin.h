@@ -189,7 +189,7 @@ struct purlin_ns {
 	 * taken before subsys->lock, which is never held across that wait.
 	 */
 	struct mutex enable_lock;
-	/* Under subsys->lock. */
+	/* Written under enable_lock while disabled; read under it or enabled. */
 	char *device_path;
 	uuid_t uuid;
 	u8 nguid[16];
@@ -260,6 +260,20 @@ struct purlin_port {
 #define PURLIN_SQ_CONNECTING	0
 
 /* A submission/completion queue pair as the core sees it. */
+/*
+ * Single writers, no lock:
+ *  - ctrl is set once, by the queue's Connect (purlin_ctrl_alloc() or
+ *    purlin_ctrl_find_install(), smp_store_release(): published last), and
+ *    cleared by purlin_sq_destroy() after every request is freed.  Commands
+ *    other than Connect start only once it is set, so on the command path
+ *    it is stable; other queues' readers (the transport) use
+ *    smp_load_acquire() or hold what keeps the controller.
+ *  - sqhd (and sqhd_disabled, set by that Connect) are written only by
+ *    purlin_req_init(), which the transport runs in one context at a time
+ *    per queue (its receive handler, or before the queue is live the
+ *    handler that runs capsules which arrived early, never both); the
+ *    completion path reads sqhd with READ_ONCE().
+ */
 struct purlin_sq {
 	struct purlin_ctrl *ctrl;
 	unsigned long flags;		/* PURLIN_SQ_* bits */

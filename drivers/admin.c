@@ -351,7 +351,7 @@ static void purlin_log_errors(struct purlin_req *req)
 		purlin_req_complete(req, NVME_SC_INTERNAL);
 		return;
 	}
-	purlin_error_log(req->sq->ctrl, log);
+	purlin_error_ring_read(req->sq->ctrl, log);
 	purlin_complete_log(req, log, size);
 	kfree(log);
 }

@@ -36,7 +36,7 @@ static const struct config_item_type purlin_host_type;
  * specification's NQN form but work with Linux hosts: accepted, with a
  * warning (purlin_nqn_warn()).
  */
-static bool purlin_valid_nqn(const char *nqn)
+static bool purlin_cfs_name_ok(const char *nqn)
 {
 	size_t len = strlen(nqn);
 
@@ -116,7 +116,7 @@ static struct config_group *purlin_hosts_make(struct config_group *group,
 {
 	struct purlin_host *host;
 
-	if (!purlin_valid_nqn(name) || !strcmp(name, PURLIN_DISC_NQN))
+	if (!purlin_cfs_name_ok(name) || !strcmp(name, PURLIN_DISC_NQN))
 		return ERR_PTR(-EINVAL);
 	purlin_nqn_warn("host", name);
 	host = kzalloc(sizeof(*host), GFP_KERNEL);
@@ -833,7 +833,7 @@ static struct config_group *purlin_subsys_make(struct config_group *group,
 {
 	struct purlin_subsys *subsys;
 
-	if (!purlin_valid_nqn(name) || !strcmp(name, PURLIN_DISC_NQN))
+	if (!purlin_cfs_name_ok(name) || !strcmp(name, PURLIN_DISC_NQN))
 		return ERR_PTR(-EINVAL);
 	purlin_nqn_warn("subsystem", name);
 	subsys = purlin_subsys_alloc(name, PURLIN_SUBSYS_NVME);

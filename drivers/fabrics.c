@@ -16,7 +16,7 @@ static void purlin_connect_bad_param(struct purlin_req *req, bool in_data,
 }
 
 /* NUL-terminated within the field, not empty, printable ASCII only. */
-static bool purlin_nqn_valid(const char *s)
+static bool purlin_connect_nqn_ok(const char *s)
 {
 	size_t n = strnlen(s, NVMF_NQN_FIELD_LEN);
 
@@ -142,13 +142,13 @@ static void purlin_execute_connect(struct purlin_req *req)
 		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
 		goto out;
 	}
-	if (!purlin_nqn_valid(d->subsysnqn)) {
+	if (!purlin_connect_nqn_ok(d->subsysnqn)) {
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, subsysnqn));
 		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
 		goto out;
 	}
-	if (!purlin_nqn_valid(d->hostnqn)) {
+	if (!purlin_connect_nqn_ok(d->hostnqn)) {
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, hostnqn));
 		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;

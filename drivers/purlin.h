@@ -418,7 +418,7 @@ void purlin_stats_sum(struct purlin_io_stats __percpu *stats,
 		      struct purlin_io_stats *sum);
 int purlin_stats_show(struct purlin_io_stats *s, char *buf, size_t size);
 void purlin_stats_account(struct purlin_req *req, u16 status);
-u32 purlin_error_log(struct purlin_ctrl *ctrl, struct nvme_error_slot *out);
+u32 purlin_error_ring_read(struct purlin_ctrl *ctrl, struct nvme_error_slot *out);
 u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,
 		     struct nvme_smart_log *log);
 

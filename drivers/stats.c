@@ -66,7 +66,7 @@ static void purlin_stats_add(struct purlin_io_stats __percpu *stats, u8 op,
 }
 
 /* Record a failed command in the controller's error log.  Any context. */
-static void purlin_log_error(struct purlin_req *req, u16 status)
+static void purlin_error_ring_add(struct purlin_req *req, u16 status)
 {
 	struct purlin_ctrl *ctrl = req->sq->ctrl;
 	struct nvme_error_slot *e;
@@ -95,7 +95,7 @@ void purlin_stats_account(struct purlin_req *req, u16 status)
 
 	if (status && ctrl && !(status == (NVME_SC_ABORT_REQ | PRL_DNR) &&
 				req->cmd->common.opcode == nvme_admin_async_event))
-		purlin_log_error(req, status);
+		purlin_error_ring_add(req, status);
 	if (!req->ns || !req->sq->qid)
 		return;
 	purlin_stats_add(req->ns->stats, op, req->data_len, status);
@@ -104,7 +104,7 @@ void purlin_stats_account(struct purlin_req *req, u16 status)
 }
 
 /* Newest entry first, as the log page wants. */
-u32 purlin_error_log(struct purlin_ctrl *ctrl, struct nvme_error_slot *out)
+u32 purlin_error_ring_read(struct purlin_ctrl *ctrl, struct nvme_error_slot *out)
 {
 	unsigned long flags;
 	u32 n, i;

@@ -825,6 +825,28 @@ static void test_tune_failure_sets_back(void **state)
 	free(path);
 }
 
+/* A failed tune puts the undo file back as it was, entries of the failed plan left out. */
+static void test_tune_failure_keeps_undo_file(void **state)
+{
+	struct fake_dev *d;
+	char *path = undo_file("eth1"), *before, *after;
+
+	(void)state;
+	d = nic();
+	assert_ok("net tune eth1 --profile roce-lossless --prio 4 --dscp 34");
+	before = slurp(path);
+	assert_non_null(before);
+	assert_not_has(before, "\"pfc prio-pfc 3:off\"");
+	d->set_err[1] = EIO;	/* PFC */
+	assert_int_equal(net_cli("net tune eth1 --profile roce-lossless"), 1);
+	after = slurp(path);
+	assert_non_null(after);
+	assert_string_equal(after, before);
+	free(after);
+	free(before);
+	free(path);
+}
+
 static void test_tune_drops_refused_optional_item(void **state)
 {
 	struct fake_dev *d;
@@ -1081,6 +1103,7 @@ int main(void)
 		T(test_tune_check_undo),
 		T(test_tune_twice_keeps_first_state),
 		T(test_tune_failure_sets_back),
+		T(test_tune_failure_keeps_undo_file),
 		T(test_tune_drops_refused_optional_item),
 		T(test_tune_virtio_skips_plainly),
 		T(test_trust_fallback),

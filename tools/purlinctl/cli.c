@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,18 +57,6 @@ static void print_object_usage(FILE *f, const struct pl_object *obj)
 			*v->usage ? " " : "", v->usage);
 	if (obj->usage)
 		fputs(obj->usage, f);
-}
-
-int pl_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(pl_errs, "purlinctl: %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(pl_errs, fmt, ap);
-	va_end(ap);
-	fprintf(pl_errs, " (see 'purlinctl %.*s help')\n", (int)strcspn(cmd, " "), cmd);
-	return PL_EXIT_USAGE;
 }
 
 static bool is_help(const char *arg)

@@ -59,8 +59,6 @@ struct pl_col {
 /* Entry point shared by main() and the tests; returns the exit code. */
 int pl_main(int argc, char **argv);
 
-/* "purlinctl: CMD: message (see 'purlinctl OBJECT help')"; returns PL_EXIT_USAGE. */
-int pl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int pl_dispatch(struct pl_ctx *ctx, const struct pl_object *obj, int argc, char **argv);
 
 /* Select the target (modprobe/mount as needed) and read it. */

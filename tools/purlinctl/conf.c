@@ -4,13 +4,10 @@
  * table so every object is handled by the same code.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "conf.h"
 
@@ -659,77 +656,6 @@ void pl_json_print(struct json_object *obj)
 	free(text);
 }
 
-static int write_all(int fd, const char *text)
-{
-	size_t len = strlen(text), done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		done += n;
-	}
-	return 0;
-}
-
-static int ensure_parent_dir(const char *file)
-{
-	char *copy = xstrdup(file);
-	const char *dir = dirname(copy);
-	int ret = 0;
-
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		ret = -errno;
-	free(copy);
-	return ret;
-}
-
-static int fsync_parent_dir(const char *file)
-{
-	char *copy = xstrdup(file);
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	free(copy);
-	if (fd < 0)
-		return -errno;
-	fsync(fd);
-	close(fd);
-	return 0;
-}
-
-/* Write to FILE.tmp, fsync, rename over FILE: a crash leaves the old or the new file. */
-static int save_atomic(const char *file, const char *text)
-{
-	char *tmp = xasprintf("%s.tmp", file);
-	int fd, ret;
-
-	ret = ensure_parent_dir(file);
-	if (ret)
-		goto out;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	ret = write_all(fd, text);
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, file))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	else
-		fsync_parent_dir(file);
-out:
-	free(tmp);
-	return ret;
-}
-
 int pl_conf_save(const struct pl_node *root, const char *file)
 {
 	char *text = pl_conf_dump(root);
@@ -740,7 +666,7 @@ int pl_conf_save(const struct pl_node *root, const char *file)
 		if (fflush(pl_out))
 			ret = -errno;
 	} else {
-		ret = save_atomic(file, text);
+		ret = pl_write_atomic(file, text, 0600);
 	}
 	if (ret)
 		pl_err_obj(file, "save", -ret);

@@ -178,7 +178,7 @@ static char *words_of(const struct pl_net_patch *p, enum pl_knob k)
 	pl_net_format(p, &words);
 	if (words.n && !strcmp(words.v[0], pl_knob_names[k]))
 		strv_del(&words, words.v[0]);
-	out = pl_strv_join(&words, " ");
+	out = strv_join(&words, " ");
 	strv_free(&words);
 	return out;
 }
@@ -218,7 +218,7 @@ static const char *trust_source(const struct pl_dcb *d, char *buf, size_t len)
 
 		for (size_t i = 0; i < d->ntrust; i++)
 			strv_add(&sv, pl_dcb_sel_name(d->trust[i]) ? pl_dcb_sel_name(d->trust[i]) : "?");
-		s = pl_strv_join(&sv, " ");
+		s = strv_join(&sv, " ");
 		snprintf(buf, len, "%s (apptrust)", *s ? s : "none");
 		free(s);
 		strv_free(&sv);
@@ -265,7 +265,7 @@ static void show_dcb_text(const struct pl_net *st)
 		strv_add(&apps, e);
 		free(e);
 	}
-	w = pl_strv_join(&apps, ", ");
+	w = strv_join(&apps, ", ");
 	line("app", "%s", *w ? w : "none");
 	free(w);
 	strv_free(&apps);
@@ -314,7 +314,7 @@ static void show_ethtool_text(const char *key, const struct pl_et_kind *k,
 		strv_add(&words, w);
 		free(w);
 	}
-	w = pl_strv_join(&words, " ");
+	w = strv_join(&words, " ");
 	line(key, "%s", *w ? w : "nothing reported");
 	free(w);
 	strv_free(&words);
@@ -372,7 +372,7 @@ static void show_text(const struct pl_net *st)
 	show_ethtool_text("pause", &pl_et_pause, &st->pause, st->pause_err, st);
 	show_ecn_text(st);
 	unsupported_list(st, &un);
-	w = pl_strv_join(&un, ", ");
+	w = strv_join(&un, ", ");
 	line("unsupported", "%s", *w ? w : "nothing");
 	free(w);
 	strv_free(&un);
@@ -421,13 +421,14 @@ static struct json_object *dcb_json(const struct pl_net *st)
 	o = json_object_new_object();
 	jadd(o, "supported", json_object_new_boolean(true));
 	if (d->have & PL_DCB_DCBX) {
-		static const char *const names[] = { "host", "lld-managed", "cee", "ieee", "static" };
+		struct strv names = { 0 };
 
+		pl_dcb_dcbx_names(d->dcbx, &names);
 		a = json_object_new_array();
-		for (int i = 0; i < 5; i++)
-			if (d->dcbx & (1 << i))
-				json_object_array_add(a, json_object_new_string(names[i]));
+		for (size_t i = 0; i < names.n; i++)
+			json_object_array_add(a, json_object_new_string(names.v[i]));
 		jadd(o, "dcbx", a);
+		strv_free(&names);
 	}
 	if (d->have & PL_DCB_TRUST) {
 		a = json_object_new_array();
@@ -754,17 +755,12 @@ static int tune_run(struct pl_net *have, const struct pl_net *want, const char *
 	ret = pl_undo_save(path, have->link.ifname, &undo) ? PL_EXIT_FAIL : 0;
 	pl_patch_free(&undo);
 	if (!ret && pl_net_execute(have, want, failed)) {
-		ret = PL_EXIT_FAIL;
-		if (before) {
-			FILE *f = fopen(path, "we");
+		int err = before ? pl_write_atomic(path, before, 0666) :
+				   unlink(path) && errno != ENOENT ? -errno : 0;
 
-			if (f) {
-				fputs(before, f);
-				fclose(f);
-			}
-		} else {
-			unlink(path);
-		}
+		if (err)
+			pl_err_obj(path, before ? "write" : "unlink", -err);
+		ret = PL_EXIT_FAIL;
 	}
 	free(before);
 	return ret;

@@ -11,7 +11,6 @@
 
 #include <linux/ethtool_netlink.h>
 
-#include "cli.h"
 #include "netcfg.h"
 
 const char *const pl_knob_names[PL_NKNOBS] = {
@@ -19,17 +18,6 @@ const char *const pl_knob_names[PL_NKNOBS] = {
 	[PL_K_PFC] = "pfc",	  [PL_K_APP] = "app",	    [PL_K_TRUST] = "trust",
 	[PL_K_MTU] = "mtu",	  [PL_K_RING] = "ring",	    [PL_K_COAL] = "coalesce",
 	[PL_K_ECN] = "ecn",	  [PL_K_CNP] = "cnp",	    [PL_K_TOS] = "roce-tos",
-};
-
-static const struct {
-	uint8_t bit;
-	const char *name;
-} dcbx_flags[] = {
-	{ DCB_CAP_DCBX_HOST, "host" },
-	{ DCB_CAP_DCBX_LLD_MANAGED, "lld-managed" },
-	{ DCB_CAP_DCBX_VER_CEE, "cee" },
-	{ DCB_CAP_DCBX_VER_IEEE, "ieee" },
-	{ DCB_CAP_DCBX_STATIC, "static" },
 };
 
 static const struct pl_et_kind *et_kind(int knob)
@@ -338,13 +326,12 @@ static int sub_trust(struct parser *ps, const char *w)
 
 static int sub_dcbx(struct parser *ps, const char *w)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(dcbx_flags); i++) {
-		if (!strcmp(dcbx_flags[i].name, w)) {
-			last_op(ps)->val |= dcbx_flags[i].bit;
-			return 1;
-		}
-	}
-	return 0;
+	int bit = pl_dcb_dcbx_parse(w);
+
+	if (bit < 0)
+		return 0;
+	last_op(ps)->val |= (uint32_t)bit;
+	return 1;
 }
 
 static int sub_ethtool(struct parser *ps, const char *w)
@@ -1089,9 +1076,7 @@ static void op_values(const struct pl_net_op *op, struct strv *args)
 			strv_add(args, "none");
 		return;
 	} else if (op->knob == PL_K_DCBX) {
-		for (size_t i = 0; i < ARRAY_SIZE(dcbx_flags); i++)
-			if (op->val & dcbx_flags[i].bit)
-				strv_add(args, dcbx_flags[i].name);
+		pl_dcb_dcbx_names((uint8_t)op->val, args);
 		return;
 	} else if (op->knob == PL_K_ECN) {
 		w = op->idx < 0 ? xstrdup("all") : xasprintf("%d", op->idx);
@@ -1127,29 +1112,13 @@ void pl_net_format(const struct pl_net_patch *p, struct strv *args)
 	}
 }
 
-char *pl_strv_join(const struct strv *sv, const char *sep)
-{
-	size_t len = 1;
-	char *out;
-
-	for (size_t i = 0; i < sv->n; i++)
-		len += strlen(sv->v[i]) + strlen(sep);
-	out = xcalloc(1, len);
-	for (size_t i = 0; i < sv->n; i++) {
-		if (i)
-			strcat(out, sep);
-		strcat(out, sv->v[i]);
-	}
-	return out;
-}
-
 char *pl_net_format_str(const struct pl_net_patch *p)
 {
 	struct strv args = { 0 };
 	char *out;
 
 	pl_net_format(p, &args);
-	out = pl_strv_join(&args, " ");
+	out = strv_join(&args, " ");
 	strv_free(&args);
 	return out;
 }

@@ -122,8 +122,6 @@ void pl_net_describe(const struct pl_net *st, enum pl_knob k, struct pl_net_patc
 /* p as setter arguments; consecutive operations of a knob share its keyword. */
 void pl_net_format(const struct pl_net_patch *p, struct strv *args);
 char *pl_net_format_str(const struct pl_net_patch *p);
-/* The strings of sv joined with sep between them. */
-char *pl_strv_join(const struct strv *sv, const char *sep);
 /* Do a and b set the same thing (knob, field, index or APP entry)? */
 bool pl_net_op_same_key(const struct pl_net_op *a, const struct pl_net_op *b);
 

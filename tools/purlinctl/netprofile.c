@@ -8,19 +8,15 @@
  * target, so the plan changes only what does not already conform.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/ethtool_netlink.h>
 
-#include "cli.h"
-#include "conf.h"
 #include "netprofile.h"
 
 #define ROCE_HDRS 96	/* RoCE v2 headers below the path MTU */
@@ -610,53 +606,6 @@ int pl_undo_load(const char *path, const char *ifname, struct pl_net_patch *p)
 	return 0;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char *d = xstrdup(dir);
-	int ret = 0;
-
-	for (char *s = d + 1; !ret && *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(d, 0755) && errno != EEXIST)
-			ret = -errno;
-		*s = '/';
-	}
-	if (!ret && mkdir(d, 0755) && errno != EEXIST)
-		ret = -errno;
-	free(d);
-	return ret;
-}
-
-static int write_file(const char *path, const char *text)
-{
-	char *tmp = xasprintf("%s.tmp", path), *dir = xstrdup(path);
-	int ret;
-	FILE *f;
-
-	*strrchr(dir, '/') = '\0';
-	ret = mkdir_p(dir);
-	f = ret ? NULL : fopen(tmp, "we");
-	if (!ret && !f)
-		ret = -errno;
-	if (f) {
-		fputs(text, f);
-		ret = fflush(f) || fsync(fileno(f)) ? -errno : 0;
-		if (fclose(f) && !ret)
-			ret = -errno;
-		if (!ret && rename(tmp, path))
-			ret = -errno;
-		if (ret)
-			unlink(tmp);
-	}
-	if (ret)
-		pl_err_obj(path, "write", -ret);
-	free(tmp);
-	free(dir);
-	return ret;
-}
-
 int pl_undo_save(const char *path, const char *ifname, const struct pl_net_patch *undo)
 {
 	struct pl_net_patch all = { 0 };
@@ -688,7 +637,9 @@ int pl_undo_save(const char *path, const char *ifname, const struct pl_net_patch
 	json_object_object_add(doc, "undo", list);
 	text = xasprintf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 								      JSON_C_TO_STRING_SPACED));
-	ret = write_file(path, text);
+	ret = pl_write_atomic(path, text, 0666);
+	if (ret)
+		pl_err_obj(path, "write", -ret);
 	free(text);
 	json_object_put(doc);
 	pl_patch_free(&all);

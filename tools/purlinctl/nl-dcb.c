@@ -36,6 +36,15 @@ static const struct name tsas[] = {
 	{ IEEE_8021QAZ_TSA_VENDOR, "vendor" },
 };
 
+/* In bit order. */
+static const struct name dcbx_modes[] = {
+	{ DCB_CAP_DCBX_HOST, "host" },
+	{ DCB_CAP_DCBX_LLD_MANAGED, "lld-managed" },
+	{ DCB_CAP_DCBX_VER_CEE, "cee" },
+	{ DCB_CAP_DCBX_VER_IEEE, "ieee" },
+	{ DCB_CAP_DCBX_STATIC, "static" },
+};
+
 static const char *name_of(const struct name *t, size_t n, uint8_t val)
 {
 	for (size_t i = 0; i < n; i++)
@@ -70,6 +79,18 @@ const char *pl_dcb_tsa_name(uint8_t tsa)
 int pl_dcb_tsa_parse(const char *name)
 {
 	return value_of(tsas, ARRAY_SIZE(tsas), name);
+}
+
+void pl_dcb_dcbx_names(uint8_t mode, struct strv *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dcbx_modes); i++)
+		if (mode & dcbx_modes[i].val)
+			strv_add(out, dcbx_modes[i].name);
+}
+
+int pl_dcb_dcbx_parse(const char *name)
+{
+	return value_of(dcbx_modes, ARRAY_SIZE(dcbx_modes), name);
 }
 
 /* PCP entries use DCB_ATTR_DCB_APP; the IEEE selectors DCB_ATTR_IEEE_APP. */

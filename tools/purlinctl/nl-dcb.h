@@ -12,6 +12,7 @@
 #include <linux/dcbnl.h>
 
 #include "nl.h"
+#include "util.h"
 
 /*
  * Names the Debian 6.1 uapi headers lack (apptrust arrived in 6.2); the
@@ -77,5 +78,9 @@ const char *pl_dcb_sel_name(uint8_t sel);
 int pl_dcb_sel_parse(const char *name);
 const char *pl_dcb_tsa_name(uint8_t tsa);
 int pl_dcb_tsa_parse(const char *name);
+/* DCBX modes (DCB_CAP_DCBX_* bits: "host", "ieee", ...): the names of mode's bits, in bit order. */
+void pl_dcb_dcbx_names(uint8_t mode, struct strv *out);
+/* The bit of a name, or -1. */
+int pl_dcb_dcbx_parse(const char *name);
 
 #endif

@@ -5,10 +5,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -120,6 +122,20 @@ void strv_free(struct strv *sv)
 	sv->n = 0;
 }
 
+char *strv_join(const struct strv *sv, const char *sep)
+{
+	size_t len = 1, seplen = strlen(sep);
+	char *out, *p;
+
+	for (size_t i = 0; i < sv->n; i++)
+		len += strlen(sv->v[i]) + seplen;
+	out = p = xmalloc(len);
+	*p = '\0';
+	for (size_t i = 0; i < sv->n; i++)
+		p = stpcpy(i ? stpcpy(p, sep) : p, sv->v[i]);
+	return out;
+}
+
 void pl_err_obj(const char *obj, const char *what, int err)
 {
 	fprintf(pl_errs, "purlinctl: %s: %s: %s\n", obj, what, strerror(err));
@@ -134,6 +150,18 @@ void pl_err(const char *fmt, ...)
 	vfprintf(pl_errs, fmt, ap);
 	va_end(ap);
 	fputc('\n', pl_errs);
+}
+
+int pl_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(pl_errs, "purlinctl: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(pl_errs, fmt, ap);
+	va_end(ap);
+	fprintf(pl_errs, " (see 'purlinctl %.*s help')\n", (int)strcspn(cmd, " "), cmd);
+	return PL_EXIT_USAGE;
 }
 
 void pl_note(const char *fmt, ...)
@@ -214,6 +242,82 @@ int pl_gen_uuid(char *buf)
 		buf += 2;
 	}
 	return 0;
+}
+
+static int write_all(int fd, const char *text)
+{
+	size_t len = strlen(text), done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		done += n;
+	}
+	return 0;
+}
+
+/* dir and every missing directory above it. */
+static int mkdir_p(const char *dir)
+{
+	char *d = xstrdup(dir);
+	int ret = 0;
+
+	for (char *s = d + 1; !ret && *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(d, 0755) && errno != EEXIST)
+			ret = -errno;
+		*s = '/';
+	}
+	if (!ret && mkdir(d, 0755) && errno != EEXIST)
+		ret = -errno;
+	free(d);
+	return ret;
+}
+
+static void fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int pl_write_atomic(const char *path, const char *text, mode_t mode)
+{
+	char *tmp = xasprintf("%s.tmp", path), *copy = xstrdup(path);
+	const char *dir = dirname(copy);
+	int fd, ret = mkdir_p(dir);
+
+	if (ret)
+		goto out;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = write_all(fd, text);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	else
+		fsync_dir(dir);
+out:
+	free(tmp);
+	free(copy);
+	return ret;
 }
 
 char *pl_rstrip(char *s)

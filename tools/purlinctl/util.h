@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Exit codes: runtime failure and usage error, as documented in purlinctl(8). */
 enum {
@@ -41,11 +42,15 @@ bool strv_has(const struct strv *sv, const char *s);
 bool strv_del(struct strv *sv, const char *s);
 void strv_sort(struct strv *sv);
 void strv_free(struct strv *sv);
+/* The strings of sv with sep between them, in a new string ("" for none). */
+char *strv_join(const struct strv *sv, const char *sep);
 
 /* "purlinctl: OBJ: WHAT: strerror(err)" on pl_errs; err is a positive errno. */
 void pl_err_obj(const char *obj, const char *what, int err);
 /* "purlinctl: message" on pl_errs. */
 void pl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "purlinctl: CMD: message (see 'purlinctl OBJECT help')"; returns PL_EXIT_USAGE. */
+int pl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Printed only with -v. */
 void pl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -55,6 +60,14 @@ int pl_random(void *buf, size_t len);
 int pl_gen_serial(char *buf);
 /* A random (version 4) UUID in canonical form; buf must hold 37 bytes. */
 int pl_gen_uuid(char *buf);
+
+/*
+ * Replace path with text: written to PATH.tmp (mode, less the umask),
+ * synced and renamed over path, so a crash leaves the old file or the new
+ * one; missing directories above it are made (0755). On failure path is
+ * as it was and PATH.tmp is gone. Returns 0 or -errno; reports nothing.
+ */
+int pl_write_atomic(const char *path, const char *text, mode_t mode);
 
 /* Strip trailing whitespace in place and return s. */
 char *pl_rstrip(char *s);

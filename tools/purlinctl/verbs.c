@@ -159,22 +159,6 @@ static void inbound(const struct pl_node *node, struct strv *out)
 	}
 }
 
-static char *join(const struct strv *sv)
-{
-	size_t len = 1;
-	char *out;
-
-	for (size_t i = 0; i < sv->n; i++)
-		len += strlen(sv->v[i]) + 1;
-	out = xcalloc(1, len);
-	for (size_t i = 0; i < sv->n; i++) {
-		if (i)
-			strcat(out, ",");
-		strcat(out, sv->v[i]);
-	}
-	return out;
-}
-
 static char *field_value(const struct pl_node *node, const char *field)
 {
 	struct strv in = { 0 };
@@ -186,12 +170,12 @@ static char *field_value(const struct pl_node *node, const char *field)
 	if (!strcmp(field, "@parent"))
 		return xstrdup(node->parent ? node->parent->id : "");
 	if (!strcmp(field, "@links"))
-		return join(&node->links);
+		return strv_join(&node->links, ",");
 	if (!strcmp(field, "@count"))
 		return xasprintf("%zu", node->kids[0].n);
 	if (!strcmp(field, "@inbound")) {
 		inbound(node, &in);
-		out = join(&in);
+		out = strv_join(&in, ",");
 		strv_free(&in);
 		return out;
 	}
@@ -329,14 +313,14 @@ static void show_text(const struct pl_node *node)
 	for (size_t i = 0; i < node->attrs.n; i++)
 		show_line(node->attrs.v[i].name, node->attrs.v[i].value);
 	if (spec->link_dir) {
-		val = join(&node->links);
+		val = strv_join(&node->links, ",");
 		show_line(spec->link_dir, val);
 		free(val);
 	}
 	for (size_t k = 0; k < spec->nkids; k++) {
 		for (size_t i = 0; i < node->kids[k].n; i++)
 			strv_add(&ids, node->kids[k].v[i]->id);
-		val = join(&ids);
+		val = strv_join(&ids, ",");
 		show_line(pl_spec(spec->kids[k])->dir, val);
 		free(val);
 		strv_free(&ids);

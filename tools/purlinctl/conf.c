@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "conf.h"
+#include "print.h"
 
 struct parse_ctx {
 	const char *source;
@@ -585,64 +586,10 @@ struct json_object *pl_conf_node_json(const struct pl_node *node)
 	return out;
 }
 
-/*
- * json-c's pretty printer differs from Python's json.dumps(indent=2) in
- * small ways ("key":value, "[\n]"); print the layout nvmetcli produces so
- * saved files diff cleanly against nvmetcli's.
- */
-static void emit(FILE *f, struct json_object *obj, int depth)
-{
-	bool is_obj = json_object_is_type(obj, json_type_object);
-	size_t n, i = 0;
-
-	if (!is_obj && !json_object_is_type(obj, json_type_array)) {
-		fputs(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_NOSLASHESCAPE), f);
-		return;
-	}
-	n = is_obj ? (size_t)json_object_object_length(obj) : json_object_array_length(obj);
-	if (!n) {
-		fputs(is_obj ? "{}" : "[]", f);
-		return;
-	}
-	fputs(is_obj ? "{\n" : "[\n", f);
-	if (is_obj) {
-		json_object_object_foreach(obj, key, val) {
-			struct json_object *k = json_object_new_string(key);
-
-			fprintf(f, "%*s%s: ", 2 * (depth + 1), "",
-				json_object_to_json_string_ext(k, JSON_C_TO_STRING_NOSLASHESCAPE));
-			json_object_put(k);
-			emit(f, val, depth + 1);
-			fputs(++i < n ? ",\n" : "\n", f);
-		}
-	} else {
-		for (; i < n;) {
-			fprintf(f, "%*s", 2 * (depth + 1), "");
-			emit(f, json_object_array_get_idx(obj, i), depth + 1);
-			fputs(++i < n ? ",\n" : "\n", f);
-		}
-	}
-	fprintf(f, "%*s%s", 2 * depth, "", is_obj ? "}" : "]");
-}
-
-static char *to_text(struct json_object *obj)
-{
-	char *text = NULL;
-	size_t len;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		return xstrdup("");
-	emit(f, obj, 0);
-	fputc('\n', f);
-	fclose(f);
-	return text;
-}
-
 char *pl_conf_dump(const struct pl_node *root)
 {
 	struct json_object *obj = pl_conf_node_json(root);
-	char *text = to_text(obj);
+	char *text = pl_json_text(obj);
 
 	json_object_put(obj);
 	return text;
@@ -650,7 +597,7 @@ char *pl_conf_dump(const struct pl_node *root)
 
 void pl_json_print(struct json_object *obj)
 {
-	char *text = to_text(obj);
+	char *text = pl_json_text(obj);
 
 	fputs(text, pl_out);
 	free(text);

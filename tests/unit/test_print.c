@@ -46,7 +46,10 @@ static void expect(void (*calls)(void), bool json, const char *want)
 static void device(void)
 {
 	static const char *const modes[] = { "host", "ieee" };
+	struct strv none = { 0 }, lacks = { 0 };
 
+	strv_add(&lacks, "ecn");
+	strv_add(&lacks, "cnp");
 	pl_print_open_object(NULL);
 	pl_print_string(PL_ANY, "ifname", "%s:", "eth1");
 	pl_print_int(PL_JSON, "ifindex", NULL, 2);
@@ -62,8 +65,10 @@ static void device(void)
 	pl_print_close_array();
 	pl_print_nl();
 	pl_print_text("  %-6s ", "trust");
-	pl_print_open_list("trust", " ", "none");
-	pl_print_close_array();
+	pl_print_strv("trust", &none, " ", "none");
+	pl_print_nl();
+	pl_print_text("  %-6s ", "lacks");
+	pl_print_strv("lacks", &lacks, ", ", "nothing");
 	pl_print_nl();
 	pl_print_text("  %-6s ", "app");
 	pl_print_open_list("app", ", ", NULL);
@@ -92,6 +97,7 @@ static void device(void)
 	pl_print_int(PL_ANY, "to", "%d\n", -1);
 	pl_print_string(PL_TEXT, "ignored", "text only: %s\n", "a/b");
 	pl_print_close_object();
+	strv_free(&lacks);
 }
 
 static void test_same_calls_both_forms(void **state)
@@ -102,6 +108,7 @@ static void test_same_calls_both_forms(void **state)
 	       "  mtu    4200 (max 9978)\n"
 	       "  dcbx   host ieee\n"
 	       "  trust  none\n"
+	       "  lacks  ecn, cnp\n"
 	       "  app    dscp 23 prio 3, dscp 24 prio 4\n"
 	       "  willing on mbc off\n"
 	       "  requests 123456789012 0\n"
@@ -118,6 +125,10 @@ static void test_same_calls_both_forms(void **state)
 	       "    \"ieee\"\n"
 	       "  ],\n"
 	       "  \"trust\": [],\n"
+	       "  \"lacks\": [\n"
+	       "    \"ecn\",\n"
+	       "    \"cnp\"\n"
+	       "  ],\n"
 	       "  \"app\": [\n"
 	       "    {\n"
 	       "      \"selector\": \"dscp\",\n"

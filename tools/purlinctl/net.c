@@ -2,21 +2,18 @@
 /*
  * purlinctl net: the network device under RDMA. show, set (read-modify-
  * write through netlink, verified by reading back), tune (the lossless
- * RoCE profile, with undo) and check (the profile's audit).
+ * RoCE profile, with undo) and check (the profile's audit). What show
+ * prints of a device is netshow.c; everything prints through print.h.
  */
 #include <errno.h>
-#include <json-c/json.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <linux/ethtool_netlink.h>
-
 #include "cli.h"
-#include "conf.h"
 #include "netprofile.h"
+#include "print.h"
 
 struct net_args {
 	const char *dev;
@@ -135,446 +132,6 @@ static int read_dev(const char *dev, struct pl_net *st)
 	return PL_EXIT_FAIL;
 }
 
-/* ---- show ---- */
-
-static void unsupported_list(const struct pl_net *st, struct strv *out)
-{
-	if (st->dcb_err)
-		strv_add(out, "dcb");
-	if (!st->dcb_err && !(st->dcb.have & PL_DCB_ETS))
-		strv_add(out, "ets");
-	if (!st->dcb_err && !(st->dcb.have & PL_DCB_PFC))
-		strv_add(out, "pfc");
-	if (!st->dcb_err && !(st->dcb.have & PL_DCB_TRUST))
-		strv_add(out, "apptrust");
-	if (!st->dcb_err && !(st->dcb.have & PL_DCB_DCBX))
-		strv_add(out, "dcbx");
-	if (st->coal_err)
-		strv_add(out, "coalesce");
-	if (!st->coal_err && !pl_et_has(&st->coal, ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX))
-		strv_add(out, "adaptive-rx");
-	if (!st->coal_err && !pl_et_has(&st->coal, ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX))
-		strv_add(out, "adaptive-tx");
-	if (st->ring_err)
-		strv_add(out, "ring");
-	if (st->pause_err)
-		strv_add(out, "pause");
-	if (!st->ecn.be || (!st->ecn.be->np && st->ecn.enable < 0))
-		strv_add(out, "ecn");
-	if (!st->ecn.be || (st->ecn.cnp_dscp < 0 && st->ecn.cnp_prio < 0))
-		strv_add(out, "cnp");
-	if (!st->rdma.n)
-		strv_add(out, "rdma");
-	if (st->rdma.n && !st->rdma.cm_cfs)
-		strv_add(out, "roce-tos");
-}
-
-/* Setter words of p, without the knob keyword k. */
-static char *words_of(const struct pl_net_patch *p, enum pl_knob k)
-{
-	struct strv words = { 0 };
-	char *out;
-
-	pl_net_format(p, &words);
-	if (words.n && !strcmp(words.v[0], pl_knob_names[k]))
-		strv_del(&words, words.v[0]);
-	out = strv_join(&words, " ");
-	strv_free(&words);
-	return out;
-}
-
-/* Knob k of st in full as setter words, e.g. "prio-pfc 0:off ... 7:off delay 0". */
-static char *knob_words(const struct pl_net *st, enum pl_knob k)
-{
-	struct pl_net_patch all = { 0 };
-	char *out;
-
-	pl_net_describe(st, k, &all);
-	out = words_of(&all, k);
-	pl_patch_free(&all);
-	return out;
-}
-
-static void line(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void line(const char *key, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(pl_out, "  %-12s ", key);
-	va_start(ap, fmt);
-	vfprintf(pl_out, fmt, ap);
-	va_end(ap);
-	fputc('\n', pl_out);
-}
-
-static const char *trust_source(const struct pl_dcb *d, char *buf, size_t len)
-{
-	bool dscp = false;
-
-	if (d->have & PL_DCB_TRUST) {
-		struct strv sv = { 0 };
-		char *s;
-
-		for (size_t i = 0; i < d->ntrust; i++)
-			strv_add(&sv, pl_dcb_sel_name(d->trust[i]) ? pl_dcb_sel_name(d->trust[i]) : "?");
-		s = strv_join(&sv, " ");
-		snprintf(buf, len, "%s (apptrust)", *s ? s : "none");
-		free(s);
-		strv_free(&sv);
-		return buf;
-	}
-	for (size_t i = 0; i < d->napp; i++)
-		dscp |= d->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP;
-	snprintf(buf, len, "%s", dscp ? "dscp (follows the DSCP APP entries; no apptrust)" :
-					"pcp (no DSCP APP entries; no apptrust)");
-	return buf;
-}
-
-static void show_dcb_text(const struct pl_net *st)
-{
-	const struct pl_dcb *d = &st->dcb;
-	char buf[128], *w;
-	struct strv apps = { 0 };
-
-	if (st->dcb_err) {
-		if (st->dcb_err == EOPNOTSUPP)
-			line("dcb", "not supported by %s", pl_net_who(st));
-		else
-			line("dcb", "%s", strerror(st->dcb_err));
-		return;
-	}
-	if (d->have & PL_DCB_DCBX) {
-		w = knob_words(st, PL_K_DCBX);
-		line("dcbx", "%s", *w ? w : "none");
-		free(w);
-	}
-	line("trust", "%s", trust_source(d, buf, sizeof(buf)));
-	for (size_t i = 0; i < d->napp; i++) {
-		const struct dcb_app *a = &d->app[i];
-		const char *sel = pl_dcb_sel_name(a->selector);
-		char *e;
-
-		/* As the setters write them; ethtype 0 is dcb's default-prio. */
-		if (a->selector == IEEE_8021QAZ_APP_SEL_ETHERTYPE && !a->protocol)
-			e = xasprintf("default prio %u", a->priority);
-		else if (a->selector == IEEE_8021QAZ_APP_SEL_ETHERTYPE)
-			e = xasprintf("ethtype 0x%04x prio %u", a->protocol, a->priority);
-		else
-			e = xasprintf("%s %u prio %u", sel ? sel : "?", a->protocol, a->priority);
-		strv_add(&apps, e);
-		free(e);
-	}
-	w = strv_join(&apps, ", ");
-	line("app", "%s", *w ? w : "none");
-	free(w);
-	strv_free(&apps);
-	if (d->have & PL_DCB_PFC) {
-		w = knob_words(st, PL_K_PFC);
-		line("pfc", "%s (cap %u)", w, d->pfc.pfc_cap);
-		free(w);
-		fprintf(pl_out, "  %-12s requests", "pfc-counters");
-		for (int p = 0; p < 8; p++)
-			fprintf(pl_out, " %d:%llu", p, (unsigned long long)d->pfc.requests[p]);
-		fputs(" indications", pl_out);
-		for (int p = 0; p < 8; p++)
-			fprintf(pl_out, " %d:%llu", p, (unsigned long long)d->pfc.indications[p]);
-		fputc('\n', pl_out);
-	}
-	if (d->have & PL_DCB_ETS) {
-		line("ets", "willing %s (cap %u%s)", d->ets.willing ? "on" : "off", d->ets.ets_cap,
-		     d->ets.cbs ? ", cbs" : "");
-		w = knob_words(st, PL_K_ETS);
-		line("", "%s", w);
-		free(w);
-	}
-}
-
-static void show_ethtool_text(const char *key, const struct pl_et_kind *k,
-			      const struct pl_eattrs *v, int err, const struct pl_net *st)
-{
-	struct strv words = { 0 };
-	char *w;
-
-	if (err) {
-		if (err == EOPNOTSUPP)
-			line(key, "not supported by %s", pl_net_who(st));
-		else
-			line(key, "%s", strerror(err));
-		return;
-	}
-	for (size_t i = 0; i < k->nattrs; i++) {
-		const struct pl_et_attr *a = &k->attrs[i];
-
-		if (!pl_et_has(v, a->attr))
-			continue;
-		strv_add(&words, a->name);
-		w = a->type == PL_ET_BOOL ? xstrdup(v->v[a->attr] ? "on" : "off") :
-					    xasprintf("%u", v->v[a->attr]);
-		strv_add(&words, w);
-		free(w);
-	}
-	w = strv_join(&words, " ");
-	line(key, "%s", *w ? w : "nothing reported");
-	free(w);
-	strv_free(&words);
-}
-
-static void show_ecn_text(const struct pl_net *st)
-{
-	const struct pl_ecn *e = &st->ecn;
-	char buf[192] = "";
-
-	if (!e->be) {
-		line("ecn", "not supported by %s: %s", pl_net_who(st), e->why);
-		line("cnp", "not supported by %s", pl_net_who(st));
-		return;
-	}
-	for (int p = 0; e->be->np && p < 8; p++)
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%d:np %s rp %s",
-			 p ? ", " : "", p, e->np[p] == 1 ? "on" : "off", e->rp[p] == 1 ? "on" : "off");
-	if (e->enable >= 0)
-		snprintf(buf, sizeof(buf), "DCQCN %s", e->enable ? "on" : "off");
-	if (e->enable >= 0 && e->roce_prio >= 0)
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " for prio %d", e->roce_prio);
-	line("ecn", "%s (%s, %s)", *buf ? buf : "no enable knob", e->be->name, e->dir);
-	if (e->cnp_dscp >= 0 || e->cnp_prio >= 0)
-		line("cnp", "dscp %d prio %d", e->cnp_dscp, e->cnp_prio);
-	else
-		line("cnp", "not supported by %s (%s)", pl_net_who(st), e->be->name);
-}
-
-static void show_text(const struct pl_net *st)
-{
-	const struct pl_link *l = &st->link;
-	struct strv un = { 0 };
-	char *w;
-
-	fprintf(pl_out, "%s: driver %s, ifindex %d\n", l->ifname, *st->driver ? st->driver : "none",
-		l->ifindex);
-	line("mtu", "%u (device range %u-%u), RoCE path MTU %u", l->mtu, l->min_mtu, l->max_mtu,
-	     pl_path_mtu(l->mtu));
-	for (size_t i = 0; i < st->rdma.n; i++) {
-		const struct pl_rdma_port *p = &st->rdma.port[i];
-
-		if (st->rdma.cm_cfs)
-			line("rdma", "%s port %d %s, RDMA CM default ToS %d%s", p->ibdev, p->port,
-			     *p->state ? p->state : "?", p->tos, p->tos_group ? "" : " (default)");
-		else
-			line("rdma", "%s port %d %s, RDMA CM ToS unknown (no rdma_cm configfs)",
-			     p->ibdev, p->port, *p->state ? p->state : "?");
-	}
-	if (!st->rdma.n)
-		line("rdma", "none on %s", l->ifname);
-	show_dcb_text(st);
-	show_ethtool_text("coalesce", &pl_et_coalesce, &st->coal, st->coal_err, st);
-	show_ethtool_text("ring", &pl_et_rings, &st->ring, st->ring_err, st);
-	show_ethtool_text("pause", &pl_et_pause, &st->pause, st->pause_err, st);
-	show_ecn_text(st);
-	unsupported_list(st, &un);
-	w = strv_join(&un, ", ");
-	line("unsupported", "%s", *w ? w : "nothing");
-	free(w);
-	strv_free(&un);
-}
-
-static struct json_object *int_array(const uint8_t *v, size_t n)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_int(v[i]));
-	return a;
-}
-
-static struct json_object *u64_array(const __u64 *v, size_t n)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_int64((int64_t)v[i]));
-	return a;
-}
-
-static void jadd(struct json_object *o, const char *k, struct json_object *v)
-{
-	json_object_object_add(o, k, v);
-}
-
-static struct json_object *err_json(int err, const char *why)
-{
-	struct json_object *o = json_object_new_object();
-
-	jadd(o, "supported", json_object_new_boolean(false));
-	jadd(o, "error", json_object_new_string(why ? why : strerror(err)));
-	return o;
-}
-
-static struct json_object *dcb_json(const struct pl_net *st)
-{
-	const struct pl_dcb *d = &st->dcb;
-	struct json_object *o, *a;
-	uint8_t bits[8];
-
-	if (st->dcb_err)
-		return err_json(st->dcb_err, NULL);
-	o = json_object_new_object();
-	jadd(o, "supported", json_object_new_boolean(true));
-	if (d->have & PL_DCB_DCBX) {
-		struct strv names = { 0 };
-
-		pl_dcb_dcbx_names(d->dcbx, &names);
-		a = json_object_new_array();
-		for (size_t i = 0; i < names.n; i++)
-			json_object_array_add(a, json_object_new_string(names.v[i]));
-		jadd(o, "dcbx", a);
-		strv_free(&names);
-	}
-	if (d->have & PL_DCB_TRUST) {
-		a = json_object_new_array();
-		for (size_t i = 0; i < d->ntrust; i++)
-			json_object_array_add(a, json_object_new_string(pl_dcb_sel_name(d->trust[i]) ?
-									 pl_dcb_sel_name(d->trust[i]) : "?"));
-		jadd(o, "apptrust", a);
-	}
-	a = json_object_new_array();
-	for (size_t i = 0; i < d->napp; i++) {
-		struct json_object *e = json_object_new_object();
-		const char *sel = pl_dcb_sel_name(d->app[i].selector);
-
-		jadd(e, "selector", sel ? json_object_new_string(sel) :
-					  json_object_new_int(d->app[i].selector));
-		jadd(e, "protocol", json_object_new_int(d->app[i].protocol));
-		jadd(e, "prio", json_object_new_int(d->app[i].priority));
-		json_object_array_add(a, e);
-	}
-	jadd(o, "app", a);
-	if (d->have & PL_DCB_PFC) {
-		struct json_object *p = json_object_new_object();
-
-		for (int i = 0; i < 8; i++)
-			bits[i] = (d->pfc.pfc_en >> i) & 1;
-		jadd(p, "prio_pfc", int_array(bits, 8));
-		jadd(p, "cap", json_object_new_int(d->pfc.pfc_cap));
-		jadd(p, "macsec_bypass", json_object_new_boolean(d->pfc.mbc));
-		jadd(p, "delay", json_object_new_int(d->pfc.delay));
-		jadd(p, "requests", u64_array(d->pfc.requests, 8));
-		jadd(p, "indications", u64_array(d->pfc.indications, 8));
-		jadd(o, "pfc", p);
-	}
-	if (d->have & PL_DCB_ETS) {
-		struct json_object *e = json_object_new_object(), *tsa = json_object_new_array();
-
-		jadd(e, "willing", json_object_new_boolean(d->ets.willing));
-		jadd(e, "cap", json_object_new_int(d->ets.ets_cap));
-		jadd(e, "cbs", json_object_new_boolean(d->ets.cbs));
-		for (int i = 0; i < 8; i++)
-			json_object_array_add(tsa, json_object_new_string(
-				pl_dcb_tsa_name(d->ets.tc_tsa[i]) ? pl_dcb_tsa_name(d->ets.tc_tsa[i]) : "?"));
-		jadd(e, "tc_tsa", tsa);
-		jadd(e, "tc_bw", int_array(d->ets.tc_tx_bw, 8));
-		jadd(e, "prio_tc", int_array(d->ets.prio_tc, 8));
-		jadd(o, "ets", e);
-	}
-	return o;
-}
-
-static struct json_object *ethtool_json(const struct pl_et_kind *k, const struct pl_eattrs *v,
-					int err)
-{
-	struct json_object *o;
-
-	if (err)
-		return err_json(err, NULL);
-	o = json_object_new_object();
-	jadd(o, "supported", json_object_new_boolean(true));
-	for (size_t i = 0; i < k->nattrs; i++) {
-		const struct pl_et_attr *a = &k->attrs[i];
-		char *key;
-
-		if (!pl_et_has(v, a->attr))
-			continue;
-		key = xstrdup(a->name);
-		for (char *c = key; *c; c++)
-			if (*c == '-')
-				*c = '_';
-		jadd(o, key, a->type == PL_ET_BOOL ? json_object_new_boolean(v->v[a->attr]) :
-						     json_object_new_int64(v->v[a->attr]));
-		free(key);
-	}
-	return o;
-}
-
-static struct json_object *opt_int(int v)
-{
-	return v < 0 ? NULL : json_object_new_int(v);
-}
-
-static struct json_object *ecn_json(const struct pl_ecn *e)
-{
-	struct json_object *o;
-	uint8_t np[8], rp[8];
-
-	if (!e->be)
-		return err_json(EOPNOTSUPP, e->why);
-	o = json_object_new_object();
-	jadd(o, "supported", json_object_new_boolean(true));
-	jadd(o, "backend", json_object_new_string(e->be->name));
-	jadd(o, "path", json_object_new_string(e->dir));
-	if (e->be->np) {
-		for (int p = 0; p < 8; p++) {
-			np[p] = e->np[p] == 1;
-			rp[p] = e->rp[p] == 1;
-		}
-		jadd(o, "np", int_array(np, 8));
-		jadd(o, "rp", int_array(rp, 8));
-	}
-	jadd(o, "enable", opt_int(e->enable));
-	jadd(o, "roce_prio", opt_int(e->roce_prio));
-	jadd(o, "cnp_dscp", opt_int(e->cnp_dscp));
-	jadd(o, "cnp_prio", opt_int(e->cnp_prio));
-	return o;
-}
-
-static struct json_object *show_json(const struct pl_net *st)
-{
-	const struct pl_link *l = &st->link;
-	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
-	struct strv un = { 0 };
-
-	jadd(o, "ifname", json_object_new_string(l->ifname));
-	jadd(o, "ifindex", json_object_new_int(l->ifindex));
-	jadd(o, "driver", json_object_new_string(st->driver));
-	jadd(o, "mtu", json_object_new_int64(l->mtu));
-	jadd(o, "min_mtu", json_object_new_int64(l->min_mtu));
-	jadd(o, "max_mtu", json_object_new_int64(l->max_mtu));
-	jadd(o, "roce_path_mtu", json_object_new_int(pl_path_mtu(l->mtu)));
-	for (size_t i = 0; i < st->rdma.n; i++) {
-		const struct pl_rdma_port *p = &st->rdma.port[i];
-		struct json_object *r = json_object_new_object();
-
-		jadd(r, "ibdev", json_object_new_string(p->ibdev));
-		jadd(r, "port", json_object_new_int(p->port));
-		jadd(r, "state", json_object_new_string(p->state));
-		jadd(r, "link_layer", json_object_new_string(p->link_layer));
-		jadd(r, "roce_tos", st->rdma.cm_cfs ? json_object_new_int(p->tos) : NULL);
-		json_object_array_add(a, r);
-	}
-	jadd(o, "rdma", a);
-	jadd(o, "dcb", dcb_json(st));
-	jadd(o, "coalesce", ethtool_json(&pl_et_coalesce, &st->coal, st->coal_err));
-	jadd(o, "ring", ethtool_json(&pl_et_rings, &st->ring, st->ring_err));
-	jadd(o, "pause", ethtool_json(&pl_et_pause, &st->pause, st->pause_err));
-	jadd(o, "ecn", ecn_json(&st->ecn));
-	unsupported_list(st, &un);
-	a = json_object_new_array();
-	for (size_t i = 0; i < un.n; i++)
-		json_object_array_add(a, json_object_new_string(un.v[i]));
-	jadd(o, "unsupported", a);
-	strv_free(&un);
-	return o;
-}
-
 static int net_show(struct pl_ctx *ctx, int argc, char **argv)
 {
 	struct pl_net *st;
@@ -585,13 +142,10 @@ static int net_show(struct pl_ctx *ctx, int argc, char **argv)
 		return ret;
 	st = xmalloc(sizeof(*st));
 	ret = read_dev(a.dev, st);
-	if (!ret && a.json) {
-		struct json_object *o = show_json(st);
-
-		pl_json_print(o);
-		json_object_put(o);
-	} else if (!ret) {
-		show_text(st);
+	if (!ret) {
+		pl_print_start(a.json);
+		pl_net_show(st);
+		pl_print_end();
 	}
 	free(st);
 	free(a.rest);
@@ -608,58 +162,42 @@ static void plan_entry(const struct pl_net *have, const struct pl_net *want, enu
 
 	pl_net_diff_knob(have, want, k, &fwd);
 	pl_net_diff_knob(want, have, k, &back);
-	*to = fwd.n ? words_of(&fwd, k) : NULL;
-	*from = fwd.n && k != PL_K_APP ? words_of(&back, k) : NULL;
+	*to = fwd.n ? pl_net_format_knob(&fwd, k) : NULL;
+	*from = fwd.n && k != PL_K_APP ? pl_net_format_knob(&back, k) : NULL;
 	pl_patch_free(&fwd);
 	pl_patch_free(&back);
 }
 
+/* The changes from have to want, and what the plan leaves out, as -n and tune print them. */
 static void print_plan(const struct pl_net *have, const struct pl_net *want,
-		       const struct strv *skipped, bool json, const char *undo_file)
+		       const struct strv *skipped, const char *undo_file)
 {
-	struct json_object *o = json_object_new_object(), *ch = json_object_new_array();
-	size_t n = 0;
-
+	pl_print_open_object(NULL);
+	pl_print_string(PL_JSON, "ifname", NULL, have->link.ifname);
+	pl_print_open_list("changes", NULL, "  nothing to change\n");
 	for (int k = 0; k < PL_NKNOBS; k++) {
 		char *from, *to;
 
 		plan_entry(have, want, k, &from, &to);
 		if (!to)
 			continue;
-		n++;
-		if (json) {
-			struct json_object *c = json_object_new_object();
-
-			jadd(c, "knob", json_object_new_string(pl_knob_names[k]));
-			jadd(c, "from", from ? json_object_new_string(from) : NULL);
-			jadd(c, "to", json_object_new_string(to));
-			json_object_array_add(ch, c);
-		} else if (from) {
-			fprintf(pl_out, "  %-10s %s -> %s\n", pl_knob_names[k], from, to);
-		} else {
-			fprintf(pl_out, "  %-10s %s\n", pl_knob_names[k], to);
-		}
+		pl_print_open_object(NULL);
+		pl_print_string(PL_ANY, "knob", "  %-10s ", pl_knob_names[k]);
+		pl_print_string(PL_ANY, "from", "%s -> ", from);
+		pl_print_string(PL_ANY, "to", "%s\n", to);
+		pl_print_close_object();
 		free(from);
 		free(to);
 	}
-	if (!json && !n)
-		fprintf(pl_out, "  %s\n", "nothing to change");
-	for (size_t i = 0; !json && skipped && i < skipped->n; i++)
-		fprintf(pl_out, "  %-10s %s\n", "skipped", skipped->v[i]);
-	if (json) {
-		struct json_object *sk = json_object_new_array();
-
-		jadd(o, "ifname", json_object_new_string(have->link.ifname));
-		jadd(o, "changes", ch);
-		for (size_t i = 0; skipped && i < skipped->n; i++)
-			json_object_array_add(sk, json_object_new_string(skipped->v[i]));
-		jadd(o, "skipped", sk);
-		jadd(o, "undo_file", undo_file ? json_object_new_string(undo_file) : NULL);
-		pl_json_print(o);
-	} else {
-		json_object_put(ch);
+	pl_print_close_array();
+	pl_print_open_array("skipped");
+	for (size_t i = 0; skipped && i < skipped->n; i++) {
+		pl_print_text("  %-10s ", "skipped");
+		pl_print_string(PL_ANY, NULL, "%s\n", skipped->v[i]);
 	}
-	json_object_put(o);
+	pl_print_close_array();
+	pl_print_string(PL_JSON, "undo_file", NULL, undo_file);
+	pl_print_close_object();
 }
 
 static bool differs(const struct pl_net *a, const struct pl_net *b)
@@ -705,12 +243,15 @@ static int net_set(struct pl_ctx *ctx, int argc, char **argv)
 	ret = read_dev(a.dev, have);
 	if (!ret)
 		ret = plan(a.dev, have, &p, want);
-	if (!ret && a.dry_run)
-		print_plan(have, want, NULL, a.json, NULL);
-	else if (!ret && !differs(have, want))
+	if (!ret && a.dry_run) {
+		pl_print_start(a.json);
+		print_plan(have, want, NULL, NULL);
+		pl_print_end();
+	} else if (!ret && !differs(have, want)) {
 		pl_note("net %s: nothing to change", a.dev);
-	else if (!ret && pl_net_execute(have, want, NULL))
+	} else if (!ret && pl_net_execute(have, want, NULL)) {
 		ret = PL_EXIT_FAIL;
+	}
 	pl_patch_free(&p);
 	free(have);
 	free(want);
@@ -786,11 +327,13 @@ static int tune_undo(const struct net_args *a, struct pl_net *have, struct pl_ne
 		ret = PL_EXIT_FAIL;
 	if (!ret && !a->dry_run && unlink(path) && errno != ENOENT)
 		pl_err_obj(path, "unlink", errno);
-	if (!ret && !a->json)
-		fprintf(pl_out, "net tune %s: undo from %s%s\n", a->dev, path,
-			a->dry_run ? ", dry run" : "");
-	if (!ret)
-		print_plan(before, want, NULL, a->json, path);
+	if (!ret) {
+		pl_print_start(a->json);
+		pl_print_text("net tune %s: undo from %s%s\n", a->dev, path,
+			      a->dry_run ? ", dry run" : "");
+		print_plan(before, want, NULL, path);
+		pl_print_end();
+	}
 	pl_patch_free(&p);
 	free(before);
 	free(path);
@@ -848,19 +391,20 @@ static int tune_profile(const struct net_args *a, struct pl_net *have, struct pl
 		pl_audit(have, &pr, au);
 		ret = tune_apply(a, au, have, want, &skipped, &changes);
 	}
-	if (!ret && !a->json)
-		fprintf(pl_out, "net tune %s: profile %s (prio %d, DSCP %d, MTU %u)%s\n", a->dev,
-			PL_PROFILE_NAME, pr.prio, pr.dscp, pl_profile_mtu(&pr),
-			a->dry_run ? ", dry run" : "");
-	if (!ret)
-		print_plan(before, want, &skipped, a->json,
-			   changes && !a->dry_run ? path : NULL);
-	if (!ret && changes && !a->dry_run && !a->json)
-		fprintf(pl_out, "previous settings saved in %s ('purlinctl net tune %s --undo' restores them)\n",
-			path, a->dev);
-	if (!ret && skipped.n && !a->json)
-		fprintf(pl_out, "%zu item%s of the profile cannot be set on %s: 'purlinctl net check %s' reports them\n",
-			skipped.n, skipped.n == 1 ? "" : "s", a->dev, a->dev);
+	if (!ret) {
+		pl_print_start(a->json);
+		pl_print_text("net tune %s: profile %s (prio %d, DSCP %d, MTU %u)%s\n", a->dev,
+			      PL_PROFILE_NAME, pr.prio, pr.dscp, pl_profile_mtu(&pr),
+			      a->dry_run ? ", dry run" : "");
+		print_plan(before, want, &skipped, changes && !a->dry_run ? path : NULL);
+		if (changes && !a->dry_run)
+			pl_print_text("previous settings saved in %s ('purlinctl net tune %s --undo' restores them)\n",
+				      path, a->dev);
+		if (skipped.n)
+			pl_print_text("%zu item%s of the profile cannot be set on %s: 'purlinctl net check %s' reports them\n",
+				      skipped.n, skipped.n == 1 ? "" : "s", a->dev, a->dev);
+		pl_print_end();
+	}
 	pl_audit_free(au);
 	free(au);
 	free(before);
@@ -892,76 +436,62 @@ static int net_tune(struct pl_ctx *ctx, int argc, char **argv)
 
 /* ---- check ---- */
 
-static void check_text(const struct pl_net *st, const struct pl_profile *pr,
-		       const struct pl_audit *au)
+static void print_fix(const struct pl_net *st, const struct pl_check_item *it)
 {
-	size_t count[3] = { 0 };
+	char *fix, *cmd;
 
-	fprintf(pl_out, "%s: profile %s (prio %d, DSCP %d, CNP DSCP %d prio %d, MTU >= %u)\n",
-		st->link.ifname, PL_PROFILE_NAME, pr->prio, pr->dscp, pr->cnp_dscp, pr->cnp_prio,
-		pl_profile_min_mtu(pr));
-	for (size_t i = 0; i < au->n; i++) {
-		const struct pl_check_item *it = &au->item[i];
-		char *fix;
-
-		count[it->grade]++;
-		fprintf(pl_out, "%-4s  %-9s %s\n", it->grade == PL_PASS ? "PASS" :
-			it->grade == PL_WARN ? "WARN" : "FAIL", it->name, it->reason);
-		if (it->grade == PL_PASS)
-			continue;
-		if (it->fix.n) {
-			fix = pl_net_format_str(&it->fix);
-			fprintf(pl_out, "%16sfix: purlinctl net set %s %s\n", "", st->link.ifname, fix);
-			free(fix);
-		} else if (*it->advice) {
-			fprintf(pl_out, "%16sfix: %s\n", "", it->advice);
-		}
+	if (it->fix.n) {
+		fix = pl_net_format_str(&it->fix);
+		cmd = xasprintf("purlinctl net set %s %s", st->link.ifname, fix);
+		pl_print_text("%16s", "");
+		pl_print_string(PL_ANY, "fix", "fix: %s\n", cmd);
+		free(cmd);
+		free(fix);
+	} else if (*it->advice) {
+		pl_print_text("%16s", "");
+		pl_print_string(PL_ANY, "fix", "fix: %s\n", it->advice);
 	}
-	fprintf(pl_out, "check: %zu pass, %zu warn, %zu fail\n", count[PL_PASS], count[PL_WARN],
-		count[PL_FAIL]);
 }
 
-static void check_json(const struct pl_net *st, const struct pl_profile *pr,
-		       const struct pl_audit *au)
+/* The profile's items, graded, with their fixes, and the count of each grade. */
+static void print_check(const struct pl_net *st, const struct pl_profile *pr,
+			const struct pl_audit *au)
 {
-	struct json_object *o = json_object_new_object(), *items = json_object_new_array();
-	struct json_object *params = json_object_new_object(), *sum = json_object_new_object();
-	int count[3] = { 0 };
+	unsigned int count[3] = { 0 };
 
-	jadd(o, "ifname", json_object_new_string(st->link.ifname));
-	jadd(o, "profile", json_object_new_string(PL_PROFILE_NAME));
-	jadd(params, "prio", json_object_new_int(pr->prio));
-	jadd(params, "dscp", json_object_new_int(pr->dscp));
-	jadd(params, "cnp_prio", json_object_new_int(pr->cnp_prio));
-	jadd(params, "cnp_dscp", json_object_new_int(pr->cnp_dscp));
-	jadd(params, "min_mtu", json_object_new_int(pl_profile_min_mtu(pr)));
-	jadd(o, "params", params);
+	pl_print_open_object(NULL);
+	pl_print_string(PL_ANY, "ifname", "%s: ", st->link.ifname);
+	pl_print_string(PL_ANY, "profile", "profile %s", PL_PROFILE_NAME);
+	pl_print_open_object("params");
+	pl_print_int(PL_ANY, "prio", " (prio %d", pr->prio);
+	pl_print_int(PL_ANY, "dscp", ", DSCP %d", pr->dscp);
+	pl_print_int(PL_JSON, "cnp_prio", NULL, pr->cnp_prio);
+	pl_print_int(PL_ANY, "cnp_dscp", ", CNP DSCP %d", pr->cnp_dscp);
+	pl_print_text(" prio %d", pr->cnp_prio);
+	pl_print_uint(PL_ANY, "min_mtu", ", MTU >= %u)\n", pl_profile_min_mtu(pr));
+	pl_print_close_object();
+	pl_print_open_array("items");
 	for (size_t i = 0; i < au->n; i++) {
 		const struct pl_check_item *it = &au->item[i];
-		struct json_object *j = json_object_new_object();
 
 		count[it->grade]++;
-		jadd(j, "item", json_object_new_string(it->name));
-		jadd(j, "status", json_object_new_string(pl_grade_name(it->grade)));
-		jadd(j, "reason", json_object_new_string(it->reason));
-		if (it->grade != PL_PASS && it->fix.n) {
-			char *fix = pl_net_format_str(&it->fix);
-			char *cmd = xasprintf("purlinctl net set %s %s", st->link.ifname, fix);
-
-			jadd(j, "fix", json_object_new_string(cmd));
-			free(cmd);
-			free(fix);
-		} else if (it->grade != PL_PASS && *it->advice) {
-			jadd(j, "fix", json_object_new_string(it->advice));
-		}
-		json_object_array_add(items, j);
+		pl_print_open_object(NULL);
+		pl_print_text("%-4s  ", it->grade == PL_PASS ? "PASS" :
+			      it->grade == PL_WARN ? "WARN" : "FAIL");
+		pl_print_string(PL_ANY, "item", "%-9s ", it->name);
+		pl_print_string(PL_JSON, "status", NULL, pl_grade_name(it->grade));
+		pl_print_string(PL_ANY, "reason", "%s\n", it->reason);
+		if (it->grade != PL_PASS)
+			print_fix(st, it);
+		pl_print_close_object();
 	}
-	jadd(o, "items", items);
-	for (int g = PL_PASS; g <= PL_FAIL; g++)
-		jadd(sum, pl_grade_name(g), json_object_new_int(count[g]));
-	jadd(o, "summary", sum);
-	pl_json_print(o);
-	json_object_put(o);
+	pl_print_close_array();
+	pl_print_open_object("summary");
+	pl_print_uint(PL_ANY, pl_grade_name(PL_PASS), "check: %u pass", count[PL_PASS]);
+	pl_print_uint(PL_ANY, pl_grade_name(PL_WARN), ", %u warn", count[PL_WARN]);
+	pl_print_uint(PL_ANY, pl_grade_name(PL_FAIL), ", %u fail\n", count[PL_FAIL]);
+	pl_print_close_object();
+	pl_print_close_object();
 }
 
 static int net_check(struct pl_ctx *ctx, int argc, char **argv)
@@ -981,10 +511,9 @@ static int net_check(struct pl_ctx *ctx, int argc, char **argv)
 	ret = read_dev(a.dev, st);
 	if (!ret) {
 		pl_audit(st, &pr, au);
-		if (a.json)
-			check_json(st, &pr, au);
-		else
-			check_text(st, &pr, au);
+		pl_print_start(a.json);
+		print_check(st, &pr, au);
+		pl_print_end();
 		for (size_t i = 0; i < au->n; i++)
 			if (au->item[i].grade == PL_FAIL)
 				ret = PL_EXIT_FAIL;

@@ -1123,6 +1123,19 @@ char *pl_net_format_str(const struct pl_net_patch *p)
 	return out;
 }
 
+char *pl_net_format_knob(const struct pl_net_patch *p, enum pl_knob k)
+{
+	struct strv args = { 0 };
+	char *out;
+
+	pl_net_format(p, &args);
+	if (args.n && !strcmp(args.v[0], pl_knob_names[k]))
+		strv_del(&args, args.v[0]);
+	out = strv_join(&args, " ");
+	strv_free(&args);
+	return out;
+}
+
 bool pl_net_op_same_key(const struct pl_net_op *a, const struct pl_net_op *b)
 {
 	if (a->knob != b->knob)

@@ -94,6 +94,8 @@ int pl_net_read(const char *ifname, struct pl_net *st, struct pl_nlerr *e);
 int pl_net_tcs(const struct pl_net *st);
 /* "eth0 (driver virtio_net)" */
 const char *pl_net_who(const struct pl_net *st);
+/* st as `net show` prints it, in text or JSON (print.h; netshow.c). */
+void pl_net_show(const struct pl_net *st);
 
 void pl_patch_add(struct pl_net_patch *p, const struct pl_net_op *op);
 void pl_patch_cat(struct pl_net_patch *p, const struct pl_net_patch *more);
@@ -122,6 +124,8 @@ void pl_net_describe(const struct pl_net *st, enum pl_knob k, struct pl_net_patc
 /* p as setter arguments; consecutive operations of a knob share its keyword. */
 void pl_net_format(const struct pl_net_patch *p, struct strv *args);
 char *pl_net_format_str(const struct pl_net_patch *p);
+/* The same without the keyword of knob k in front: "prio-pfc 3:on" for pfc. */
+char *pl_net_format_knob(const struct pl_net_patch *p, enum pl_knob k);
 /* Do a and b set the same thing (knob, field, index or APP entry)? */
 bool pl_net_op_same_key(const struct pl_net_op *a, const struct pl_net_op *b);
 

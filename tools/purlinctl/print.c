@@ -213,6 +213,14 @@ void pl_print_null(const char *key)
 		put(key, NULL);
 }
 
+void pl_print_strv(const char *key, const struct strv *sv, const char *sep, const char *none)
+{
+	pl_print_open_list(key, sep, none);
+	for (size_t i = 0; i < sv->n; i++)
+		pl_print_string(PL_ANY, NULL, "%s", sv->v[i]);
+	pl_print_close_array();
+}
+
 void pl_print_text(const char *fmt, ...)
 {
 	va_list ap;

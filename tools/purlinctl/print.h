@@ -56,6 +56,8 @@ void pl_print_u64(enum pl_print_kind kind, const char *key, const char *fmt,
 void pl_print_bool(enum pl_print_kind kind, const char *key, const char *fmt, bool val);
 /* JSON null; nothing in text. */
 void pl_print_null(const char *key);
+/* The strings of sv as a list (pl_print_open_list()) under key. */
+void pl_print_strv(const char *key, const struct strv *sv, const char *sep, const char *none);
 
 /* Text only, as printf. */
 void pl_print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -595,14 +595,6 @@ char *pl_conf_dump(const struct pl_node *root)
 	return text;
 }
 
-void pl_json_print(struct json_object *obj)
-{
-	char *text = pl_json_text(obj);
-
-	fputs(text, pl_out);
-	free(text);
-}
-
 int pl_conf_save(const struct pl_node *root, const char *file)
 {
 	char *text = pl_conf_dump(root);

@@ -26,7 +26,5 @@ struct json_object *pl_conf_node_json(const struct pl_node *node);
 char *pl_conf_dump(const struct pl_node *root);
 /* Write atomically (mode 0600) to FILE, or to standard output for "-". */
 int pl_conf_save(const struct pl_node *root, const char *file);
-/* Print a JSON value on pl_out. */
-void pl_json_print(struct json_object *obj);
 
 #endif

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "conf.h"
 #include "planner.h"
+#include "print.h"
 
 static int report_missing(const struct pl_node *node)
 {
@@ -183,40 +184,6 @@ static char *field_value(const struct pl_node *node, const char *field)
 	return xstrdup(val ? val : "");
 }
 
-static void print_row(char **cells, const size_t *width, size_t ncols)
-{
-	for (size_t c = 0; c < ncols; c++) {
-		const char *cell = *cells[c] ? cells[c] : "-";
-
-		if (c + 1 < ncols)
-			fprintf(pl_out, "%-*s  ", (int)width[c], cell);
-		else
-			fprintf(pl_out, "%s\n", cell);
-	}
-}
-
-static void print_table(const struct pl_col *cols, size_t ncols, const struct strv *cells)
-{
-	size_t *width = xcalloc(ncols, sizeof(*width));
-	char **heads = xcalloc(ncols, sizeof(*heads));
-
-	for (size_t c = 0; c < ncols; c++) {
-		heads[c] = (char *)cols[c].header;
-		width[c] = strlen(cols[c].header);
-	}
-	for (size_t i = 0; i < cells->n; i++) {
-		size_t len = strlen(cells->v[i]) ? strlen(cells->v[i]) : 1;
-
-		if (len > width[i % ncols])
-			width[i % ncols] = len;
-	}
-	print_row(heads, width, ncols);
-	for (size_t i = 0; i < cells->n; i += ncols)
-		print_row(&cells->v[i], width, ncols);
-	free(heads);
-	free(width);
-}
-
 static void collect(struct pl_node *node, enum pl_type type, struct pl_nodes *out)
 {
 	const struct pl_type_spec *spec = pl_spec(node->type);
@@ -234,39 +201,39 @@ static void collect(struct pl_node *node, enum pl_type type, struct pl_nodes *ou
 	}
 }
 
-static struct json_object *list_json(const struct pl_nodes *nodes)
-{
-	struct json_object *arr = json_object_new_array();
-
-	for (size_t i = 0; i < nodes->n; i++) {
-		const struct pl_node *node = nodes->v[i];
-		struct json_object *obj = pl_conf_node_json(node);
-		const struct pl_type_spec *ps = pl_spec(node->parent->type);
-
-		if (node->parent->parent) {
-			char *key = xasprintf("%s_%s", ps->label, ps->json_id);
-
-			json_object_object_add(obj, key, json_object_new_string(node->parent->id));
-			free(key);
-		}
-		json_object_array_add(arr, obj);
-	}
-	return arr;
-}
-
-static void list_text(const struct pl_nodes *nodes, const struct pl_col *cols, size_t ncols)
+/*
+ * A table of the columns in text; in JSON each object as a saved file
+ * has it, with its parent's id (e.g. "subsys_nqn") for the objects below
+ * the top level.
+ */
+static void list_nodes(const struct pl_nodes *nodes, const struct pl_col *cols, size_t ncols)
 {
 	struct strv cells = { 0 };
 
+	for (size_t c = 0; c < ncols; c++)
+		strv_add(&cells, cols[c].header);
+	pl_print_open_array(NULL);
 	for (size_t i = 0; i < nodes->n; i++) {
+		const struct pl_node *node = nodes->v[i];
+		const struct pl_type_spec *ps = pl_spec(node->parent->type);
+
+		pl_print_open_json(NULL, pl_conf_node_json(node));
+		if (node->parent->parent) {
+			char *key = xasprintf("%s_%s", ps->label, ps->json_id);
+
+			pl_print_string(PL_JSON, key, NULL, node->parent->id);
+			free(key);
+		}
+		pl_print_close_object();
 		for (size_t c = 0; c < ncols; c++) {
-			char *val = field_value(nodes->v[i], cols[c].field);
+			char *val = field_value(node, cols[c].field);
 
 			strv_add(&cells, val);
 			free(val);
 		}
 	}
-	print_table(cols, ncols, &cells);
+	pl_print_close_array();
+	pl_print_table(&cells, ncols);
 	strv_free(&cells);
 }
 
@@ -275,7 +242,6 @@ int pl_verb_list(struct pl_ctx *ctx, enum pl_type type, const char *parent,
 {
 	struct pl_nodes nodes = { 0 };
 	struct pl_node *live, *scope;
-	struct json_object *arr;
 
 	if (pl_open(ctx, &live))
 		return PL_EXIT_FAIL;
@@ -286,13 +252,9 @@ int pl_verb_list(struct pl_ctx *ctx, enum pl_type type, const char *parent,
 		return PL_EXIT_FAIL;
 	}
 	collect(scope, type, &nodes);
-	if (ctx->json) {
-		arr = list_json(&nodes);
-		pl_json_print(arr);
-		json_object_put(arr);
-	} else {
-		list_text(&nodes, cols, ncols);
-	}
+	pl_print_start(ctx->json);
+	list_nodes(&nodes, cols, ncols);
+	pl_print_end();
 	free(nodes.v);
 	pl_node_free(live);
 	return PL_EXIT_OK;
@@ -300,16 +262,22 @@ int pl_verb_list(struct pl_ctx *ctx, enum pl_type type, const char *parent,
 
 static void show_line(const char *key, const char *val)
 {
-	fprintf(pl_out, "  %-24s %s\n", key, *val ? val : "-");
+	pl_print_text("  %-24s %s\n", key, *val ? val : "-");
 }
 
-static void show_text(const struct pl_node *node)
+/*
+ * The object's files, links and children's ids in text; in JSON the
+ * object (with its children) as a saved file has it.
+ */
+static void show_node(const struct pl_node *node)
 {
 	const struct pl_type_spec *spec = pl_spec(node->type);
 	char *label = pl_node_label(node), *val;
 	struct strv ids = { 0 };
 
-	fprintf(pl_out, "%s\n", label);
+	pl_print_open_json(NULL, pl_conf_node_json(node));
+	pl_print_close_object();
+	pl_print_text("%s\n", label);
 	for (size_t i = 0; i < node->attrs.n; i++)
 		show_line(node->attrs.v[i].name, node->attrs.v[i].value);
 	if (spec->link_dir) {
@@ -335,18 +303,13 @@ static void show_text(const struct pl_node *node)
 int pl_verb_show(struct pl_ctx *ctx, struct pl_node *want)
 {
 	struct pl_node *live, *have;
-	struct json_object *obj;
 	int ret = open_existing(ctx, want, &live, &have);
 
 	if (ret)
 		return ret;
-	if (ctx->json) {
-		obj = pl_conf_node_json(have);
-		pl_json_print(obj);
-		json_object_put(obj);
-	} else {
-		show_text(have);
-	}
+	pl_print_start(ctx->json);
+	show_node(have);
+	pl_print_end();
 	pl_node_free(live);
 	return PL_EXIT_OK;
 }

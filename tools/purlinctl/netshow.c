@@ -127,8 +127,11 @@ static void show_trust(const struct pl_dcb *d)
 
 	label("trust");
 	if (d->have & PL_DCB_TRUST) {
-		for (size_t i = 0; i < d->ntrust; i++)
-			strv_add(&sels, pl_dcb_sel_name(d->trust[i]) ? pl_dcb_sel_name(d->trust[i]) : "?");
+		for (size_t i = 0; i < d->ntrust; i++) {
+			const char *sel = pl_dcb_sel_name(d->trust[i]);
+
+			strv_add(&sels, sel ? sel : "?");
+		}
 		pl_print_strv("apptrust", &sels, " ", "none");
 		pl_print_text(" (apptrust)\n");
 		strv_free(&sels);

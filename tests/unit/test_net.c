@@ -716,6 +716,27 @@ static void test_tune_dry_run_changes_nothing(void **state)
 	free(path);
 }
 
+/*
+ * A device whose apptrust holds a selector purlinctl has no name for (a
+ * netlink reply it cannot expect): plans show its number, nothing crashes,
+ * and the number reads back as the same selector.
+ */
+static void test_unknown_trust_selector(void **state)
+{
+	struct fake_dev *d;
+
+	(void)state;
+	d = nic();
+	d->st.trust[0] = 9;
+	d->st.ntrust = 1;
+	assert_ok("net tune eth1 --profile roce-lossless --dry-run");
+	assert_has(cli_out, "  trust      9 -> dscp\n");
+	assert_string_equal(fake_log, "");
+	assert_int_equal(net_cli("net set eth1 -n trust 9 dscp"), 0);
+	assert_has(cli_out, "  trust      9 -> 9 dscp\n");
+	assert_int_not_equal(net_cli("net set eth1 -n trust 256"), 0);
+}
+
 static void test_tune_check_undo(void **state)
 {
 	struct fake_dev *d, saved;
@@ -1100,6 +1121,7 @@ int main(void)
 		T(test_show_nic),
 		T(test_check_virtio),
 		T(test_tune_dry_run_changes_nothing),
+		T(test_unknown_trust_selector),
 		T(test_tune_check_undo),
 		T(test_tune_twice_keeps_first_state),
 		T(test_tune_failure_sets_back),

@@ -1049,6 +1049,22 @@ static char *onoff(uint32_t v)
 	return xstrdup(v ? "on" : "off");
 }
 
+/*
+ * A selector as a setter word: its name, or its number when the device
+ * reported one purlinctl has no name for (pl_dcb_sel_parse() takes both).
+ */
+static void add_sel(struct strv *args, uint8_t sel)
+{
+	const char *name = pl_dcb_sel_name(sel);
+	char num[4];
+
+	if (!name) {
+		snprintf(num, sizeof(num), "%u", sel);
+		name = num;
+	}
+	strv_add(args, name);
+}
+
 /* The value words of op, after its field keyword. */
 static void op_values(const struct pl_net_op *op, struct strv *args)
 {
@@ -1062,7 +1078,7 @@ static void op_values(const struct pl_net_op *op, struct strv *args)
 		snprintf(idx, sizeof(idx), op->idx < 0 ? "all" : "%d", op->idx);
 		w = v ? xasprintf("%s:%s", idx, v) : xasprintf("%s:%u", idx, op->val);
 	} else if (op->knob == PL_K_APP) {
-		strv_add(args, pl_dcb_sel_name(op->app.selector));
+		add_sel(args, op->app.selector);
 		w = xasprintf(op->app.selector == IEEE_8021QAZ_APP_SEL_ETHERTYPE ? "0x%04x" : "%u",
 			      op->app.protocol);
 		strv_add(args, w);
@@ -1071,7 +1087,7 @@ static void op_values(const struct pl_net_op *op, struct strv *args)
 		w = xasprintf("%u", op->app.priority);
 	} else if (op->knob == PL_K_TRUST) {
 		for (int i = 0; i < op->nlist; i++)
-			strv_add(args, pl_dcb_sel_name(op->list[i]));
+			add_sel(args, op->list[i]);
 		if (!op->nlist)
 			strv_add(args, "none");
 		return;

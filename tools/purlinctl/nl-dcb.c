@@ -5,6 +5,7 @@
  * SET and DEL failures come back inside the reply (an s8 in DCB_ATTR_IEEE)
  * while the netlink ACK says 0; see pl_dcb_parse_status().
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +67,18 @@ const char *pl_dcb_sel_name(uint8_t sel)
 	return name_of(selectors, ARRAY_SIZE(selectors), sel);
 }
 
+/* A selector's name, or its number 1-255 (one the device may report). */
 int pl_dcb_sel_parse(const char *name)
 {
-	return value_of(selectors, ARRAY_SIZE(selectors), name);
+	char *end;
+	unsigned long v;
+	int sel = value_of(selectors, ARRAY_SIZE(selectors), name);
+
+	if (sel >= 0 || !isdigit((unsigned char)name[0]))
+		return sel;
+	errno = 0;
+	v = strtoul(name, &end, 10);
+	return !errno && !*end && v >= 1 && v <= 255 ? (int)v : -1;
 }
 
 const char *pl_dcb_tsa_name(uint8_t tsa)

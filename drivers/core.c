@@ -439,7 +439,13 @@ int purlin_ns_enable(struct purlin_ns *ns)
 	ret = -EINVAL;
 	if (!ns->device_path)
 		goto unlock;
-	ret = purlin_bdev_open(ns);
+	/* The back end, once: a block device, else a regular file. */
+	ns->backend = &purlin_bdev_ops;
+	ret = ns->backend->open(ns);
+	if (ret == -ENOTBLK) {
+		ns->backend = &purlin_file_ops;
+		ret = ns->backend->open(ns);
+	}
 	if (ret)
 		goto unlock;
 	init_completion(&ns->disable_done);
@@ -465,7 +471,7 @@ int purlin_ns_enable(struct purlin_ns *ns)
 exit_ref:
 	percpu_ref_exit(&ns->ref);
 close:
-	purlin_bdev_close(ns);
+	ns->backend->close(ns);
 unlock:
 	mutex_unlock(&ns->enable_lock);
 	return ret;
@@ -495,7 +501,7 @@ void purlin_ns_disable(struct purlin_ns *ns)
 	percpu_ref_kill(&ns->ref);
 	wait_for_completion(&ns->disable_done);
 	percpu_ref_exit(&ns->ref);
-	purlin_bdev_close(ns);
+	ns->backend->close(ns);
 
 	mutex_lock(&subsys->lock);
 	ns->enabled = false;
@@ -524,8 +530,7 @@ int purlin_ns_revalidate(struct purlin_ns *ns)
 		ret = -ENODEV;
 		goto unlock;
 	}
-	size = ns->file ? i_size_read(file_inode(ns->file)) :
-			  bdev_nr_bytes(ns->bdev.bdev);
+	size = ns->backend->size(ns);
 	mutex_lock(&subsys->lock);
 	if (size != ns->size) {
 		pr_info("subsystem %s: namespace %u resized from %llu to %llu bytes\n",

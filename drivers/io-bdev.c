@@ -2,6 +2,8 @@
 /*
  * Block-device back end: NVM command set I/O through bios.  Each request's
  * bio and bio_vec table are embedded in it; nothing is allocated per I/O.
+ * The generic checks come first (io-cmd.c); each command kind then runs
+ * the function of purlin_bdev_ops for it.
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
@@ -9,15 +11,18 @@
 
 #include "purlin.h"
 
-/* Open the namespace's backing store: a block device or a regular file. */
-int purlin_bdev_open(struct purlin_ns *ns)
+/*
+ * Open the namespace's block device: -ENOTBLK, quietly, when device_path
+ * is not one (then it is a file, see purlin_ns_open()).
+ */
+static int purlin_bdev_open(struct purlin_ns *ns)
 {
 	struct block_device *bdev;
 	int ret;
 
 	ret = purlin_bdev_open_path(&ns->bdev, ns->device_path);
 	if (ret == -ENOTBLK)
-		return purlin_file_open(ns);
+		return ret;
 	if (ret) {
 		pr_err("namespace %u: cannot open %s: %d\n", ns->nsid,
 		       ns->device_path, ret);
@@ -29,12 +34,19 @@ int purlin_bdev_open(struct purlin_ns *ns)
 	return 0;
 }
 
-void purlin_bdev_close(struct purlin_ns *ns)
+static void purlin_bdev_close(struct purlin_ns *ns)
 {
-	if (ns->file)
-		purlin_file_close(ns);
-	else if (ns->bdev.bdev)
-		purlin_bdev_release(&ns->bdev);
+	purlin_bdev_release(&ns->bdev);
+}
+
+static u64 purlin_bdev_size(struct purlin_ns *ns)
+{
+	return bdev_nr_bytes(ns->bdev.bdev);
+}
+
+static int purlin_bdev_flush_sync(struct purlin_ns *ns)
+{
+	return blkdev_issue_flush(ns->bdev.bdev);
 }
 
 static u16 purlin_blk_status(struct purlin_req *req, blk_status_t sts)
@@ -58,15 +70,6 @@ static u16 purlin_blk_status(struct purlin_req *req, blk_status_t sts)
 	default:
 		return NVME_SC_INTERNAL;
 	}
-}
-
-u16 purlin_check_lba_range(struct purlin_ns *ns, u64 slba, u64 nlb)
-{
-	u64 nsze = READ_ONCE(ns->size) >> ns->blksize_shift;
-
-	if (slba >= nsze || nlb > nsze - slba)
-		return NVME_SC_LBA_RANGE | PRL_DNR;
-	return 0;
 }
 
 static void purlin_bio_done(struct bio *bio)
@@ -218,137 +221,14 @@ static void purlin_bdev_execute_flush(struct purlin_req *req)
 	submit_bio(bio);
 }
 
-static u16 purlin_parse_rw(struct purlin_req *req)
-{
-	struct purlin_ns *ns = req->ns;
-	u64 slba = le64_to_cpu(req->cmd->rw.slba);
-	u64 nlb = (u64)le16_to_cpu(req->cmd->rw.length) + 1;
-	u16 status = purlin_check_lba_range(ns, slba, nlb);
-
-	if (status)
-		return status;
-	if ((nlb << ns->blksize_shift) > PRL_MAX_XFER)
-		return NVME_SC_INVALID_FIELD | PRL_DNR;
-	req->data_len = nlb << ns->blksize_shift;
-	req->to_host = req->cmd->common.opcode == nvme_cmd_read;
-	req->execute = purlin_bdev_execute_rw;
-	return 0;
-}
-
-static u16 purlin_parse_write_zeroes(struct purlin_req *req)
-{
-	struct nvme_write_zeroes_cmd *wz = &req->cmd->write_zeroes;
-
-	req->execute = purlin_bdev_execute_write_zeroes;
-	return purlin_check_lba_range(req->ns, le64_to_cpu(wz->slba),
-				      (u64)le16_to_cpu(wz->length) + 1);
-}
-
-/*
- * Flush to NSID FFFFFFFFh: every namespace of the subsystem that this
- * port can reach, one after the other, on purlin_io_wq (flushes block).
- */
-static void purlin_flush_all_work(struct work_struct *w)
-{
-	struct purlin_req *req = container_of(w, struct purlin_req, work);
-	struct purlin_subsys *subsys = req->sq->ctrl->subsys;
-	struct purlin_ns *ns;
-	unsigned long nsid = 0;
-	u16 status = 0;
-	int ret;
-
-	rcu_read_lock();
-	while (xa_find(&subsys->namespaces, &nsid, ULONG_MAX, XA_PRESENT)) {
-		rcu_read_unlock();
-		ns = purlin_ns_get(subsys, nsid);
-		if (ns && !purlin_ana_check(req->sq->port, ns)) {
-			ret = ns->file ? vfs_fsync(ns->file, 0) :
-					 blkdev_issue_flush(ns->bdev.bdev);
-			if (ret && !status)
-				status = NVME_SC_WRITE_FAULT;
-		}
-		if (ns)
-			purlin_ns_put(ns);
-		rcu_read_lock();
-		if (nsid == ULONG_MAX)
-			break;
-		nsid++;
-	}
-	rcu_read_unlock();
-	purlin_req_complete(req, status);
-}
-
-static void purlin_execute_flush_all(struct purlin_req *req)
-{
-	INIT_WORK(&req->work, purlin_flush_all_work);
-	queue_work(purlin_io_wq, &req->work);
-}
-
-/*
- * Parse an NVM command: namespace, opcode, LBA range and data length are
- * checked here for both back ends; the back end then picks execute().
- */
-/* The NVM command set's I/O commands this target implements. */
-bool purlin_io_opcode_supported(u8 opcode)
-{
-	switch (opcode) {
-	case nvme_cmd_read:
-	case nvme_cmd_write:
-	case nvme_cmd_flush:
-	case nvme_cmd_write_zeroes:
-	case nvme_cmd_dsm:
-		return true;
-	default:
-		return false;
-	}
-}
-
-u16 purlin_parse_io(struct purlin_req *req)
-{
-	struct nvme_command *cmd = req->cmd;
-	u16 status;
-
-	/*
-	 * An opcode this target does not implement is Invalid Opcode, whatever
-	 * its NSID holds: only the command set says whether it names a
-	 * namespace at all.
-	 */
-	if (!purlin_io_opcode_supported(cmd->common.opcode))
-		return NVME_SC_INVALID_OPCODE | PRL_DNR;
-	if (cmd->common.opcode == nvme_cmd_flush &&
-	    cmd->common.nsid == cpu_to_le32(NVME_NSID_ALL)) {
-		req->execute = purlin_execute_flush_all;
-		return 0;
-	}
-	req->ns = purlin_ns_get(req->sq->ctrl->subsys,
-				le32_to_cpu(cmd->common.nsid));
-	if (!req->ns)
-		return NVME_SC_INVALID_NS | PRL_DNR;
-	status = purlin_ana_check(req->sq->port, req->ns);
-	if (status)
-		return status;
-
-	switch (cmd->common.opcode) {
-	case nvme_cmd_read:
-	case nvme_cmd_write:
-		status = purlin_parse_rw(req);
-		break;
-	case nvme_cmd_flush:
-		req->execute = purlin_bdev_execute_flush;
-		status = 0;
-		break;
-	case nvme_cmd_write_zeroes:
-		status = purlin_parse_write_zeroes(req);
-		break;
-	case nvme_cmd_dsm:
-		req->data_len = ((le32_to_cpu(cmd->dsm.nr) & 0xff) + 1) *
-				sizeof(struct nvme_dsm_range);
-		req->data_len_min = true;
-		req->execute = purlin_bdev_execute_dsm;
-		status = 0;
-		break;
-	}
-	if (!status && req->ns->file)
-		status = purlin_file_parse(req);
-	return status;
-}
+const struct purlin_backend_ops purlin_bdev_ops = {
+	.name = "block device",
+	.open = purlin_bdev_open,
+	.close = purlin_bdev_close,
+	.size = purlin_bdev_size,
+	.flush_sync = purlin_bdev_flush_sync,
+	.rw = purlin_bdev_execute_rw,
+	.flush = purlin_bdev_execute_flush,
+	.write_zeroes = purlin_bdev_execute_write_zeroes,
+	.dsm = purlin_bdev_execute_dsm,
+};

@@ -5,12 +5,12 @@
  * asynchronous kiocbs on the request's own bio_vec table, tried first with
  * IOCB_NOWAIT so a completion worker never waits on file system locks or
  * block allocation (on -EAGAIN the I/O is redone on purlin_io_wq); with
- * buffered_io
- * they go through the page cache, synchronously, on purlin_io_wq (as do
- * flush -> fsync, Write Zeroes -> fallocate(ZERO_RANGE), else PUNCH_HOLE,
- * else written zeroes, and Dataset Management deallocate ->
- * fallocate(PUNCH_HOLE), or nothing where the file system cannot), so the
- * completion workers never block on the file system.
+ * buffered_io they go through the page cache, synchronously, on
+ * purlin_io_wq, as do flush -> fsync, Write Zeroes -> fallocate(ZERO_RANGE),
+ * else PUNCH_HOLE, else written zeroes, and Dataset Management deallocate
+ * -> fallocate(PUNCH_HOLE), or nothing where the file system cannot; so
+ * the completion workers never block on the file system.  Each command
+ * kind has its function in purlin_file_ops, and its work function.
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
@@ -20,7 +20,7 @@
 
 #include "purlin.h"
 
-int purlin_file_open(struct purlin_ns *ns)
+static int purlin_file_open(struct purlin_ns *ns)
 {
 	int flags = O_RDWR | O_LARGEFILE | (ns->buffered_io ? 0 : O_DIRECT);
 	struct file *file;
@@ -46,10 +46,20 @@ int purlin_file_open(struct purlin_ns *ns)
 	return 0;
 }
 
-void purlin_file_close(struct purlin_ns *ns)
+static void purlin_file_close(struct purlin_ns *ns)
 {
 	fput(ns->file);
 	ns->file = NULL;
+}
+
+static u64 purlin_file_size(struct purlin_ns *ns)
+{
+	return i_size_read(file_inode(ns->file));
+}
+
+static int purlin_file_flush_sync(struct purlin_ns *ns)
+{
+	return vfs_fsync(ns->file, 0);
 }
 
 static u16 purlin_file_status(struct purlin_req *req, long ret, size_t len)
@@ -71,7 +81,14 @@ static u16 purlin_file_status(struct purlin_req *req, long ret, size_t len)
 	}
 }
 
-static void purlin_file_work(struct work_struct *work);
+static void purlin_file_rw_work(struct work_struct *work);
+
+/* Run fn for req on purlin_io_wq, where it may block. */
+static void purlin_file_queue(struct purlin_req *req, work_func_t fn)
+{
+	INIT_WORK(&req->work, fn);
+	queue_work(purlin_io_wq, &req->work);
+}
 
 static void purlin_file_rw_done(struct kiocb *iocb, long ret)
 {
@@ -79,8 +96,7 @@ static void purlin_file_rw_done(struct kiocb *iocb, long ret)
 
 	/* It would have had to wait: redo it where waiting is fine. */
 	if (ret == -EAGAIN && (iocb->ki_flags & IOCB_NOWAIT)) {
-		INIT_WORK(&req->work, purlin_file_work);
-		queue_work(purlin_io_wq, &req->work);
+		purlin_file_queue(req, purlin_file_rw_work);
 		return;
 	}
 
@@ -244,49 +260,75 @@ static u16 purlin_file_dsm(struct purlin_req *req)
 	return status;
 }
 
-/* Everything that blocks runs here, on purlin_io_wq. */
-static void purlin_file_work(struct work_struct *work)
+/*
+ * What blocks runs on purlin_io_wq, one work function per command kind:
+ * buffered (or would-block direct) reads and writes, flush, Write Zeroes,
+ * Dataset Management.
+ */
+static struct purlin_req *purlin_file_work_req(struct work_struct *work)
 {
-	struct purlin_req *req = container_of(work, struct purlin_req, work);
-	struct nvme_command *cmd = req->cmd;
-	u16 status;
-
-	switch (cmd->common.opcode) {
-	case nvme_cmd_read:
-	case nvme_cmd_write:
-		purlin_file_submit_rw(req, true);
-		return;
-	case nvme_cmd_flush:
-		status = vfs_fsync(req->ns->file, 1) ? NVME_SC_WRITE_FAULT : 0;
-		break;
-	case nvme_cmd_write_zeroes:
-		status = purlin_file_write_zeroes(req);
-		break;
-	case nvme_cmd_dsm:
-		status = purlin_file_dsm(req);
-		break;
-	default:
-		status = NVME_SC_INVALID_OPCODE | PRL_DNR;
-	}
-	purlin_req_complete(req, status);
+	return container_of(work, struct purlin_req, work);
 }
 
-static void purlin_file_execute(struct purlin_req *req)
+static void purlin_file_rw_work(struct work_struct *work)
 {
-	u8 op = req->cmd->common.opcode;
+	purlin_file_submit_rw(purlin_file_work_req(work), true);
+}
 
-	if ((op == nvme_cmd_read || op == nvme_cmd_write) &&
-	    !req->ns->buffered_io) {
+static void purlin_file_flush_work(struct work_struct *work)
+{
+	struct purlin_req *req = purlin_file_work_req(work);
+
+	purlin_req_complete(req, vfs_fsync(req->ns->file, 1) ?
+			    NVME_SC_WRITE_FAULT : 0);
+}
+
+static void purlin_file_write_zeroes_work(struct work_struct *work)
+{
+	struct purlin_req *req = purlin_file_work_req(work);
+
+	purlin_req_complete(req, purlin_file_write_zeroes(req));
+}
+
+static void purlin_file_dsm_work(struct work_struct *work)
+{
+	struct purlin_req *req = purlin_file_work_req(work);
+
+	purlin_req_complete(req, purlin_file_dsm(req));
+}
+
+/* Direct I/O starts here, asynchronously; buffered I/O may block. */
+static void purlin_file_execute_rw(struct purlin_req *req)
+{
+	if (req->ns->buffered_io)
+		purlin_file_queue(req, purlin_file_rw_work);
+	else
 		purlin_file_submit_rw(req, false);
-		return;
-	}
-	INIT_WORK(&req->work, purlin_file_work);
-	queue_work(purlin_io_wq, &req->work);
 }
 
-/* Called by purlin_parse_io() once the generic checks passed. */
-u16 purlin_file_parse(struct purlin_req *req)
+static void purlin_file_execute_flush(struct purlin_req *req)
 {
-	req->execute = purlin_file_execute;
-	return 0;
+	purlin_file_queue(req, purlin_file_flush_work);
 }
+
+static void purlin_file_execute_write_zeroes(struct purlin_req *req)
+{
+	purlin_file_queue(req, purlin_file_write_zeroes_work);
+}
+
+static void purlin_file_execute_dsm(struct purlin_req *req)
+{
+	purlin_file_queue(req, purlin_file_dsm_work);
+}
+
+const struct purlin_backend_ops purlin_file_ops = {
+	.name = "file",
+	.open = purlin_file_open,
+	.close = purlin_file_close,
+	.size = purlin_file_size,
+	.flush_sync = purlin_file_flush_sync,
+	.rw = purlin_file_execute_rw,
+	.flush = purlin_file_execute_flush,
+	.write_zeroes = purlin_file_execute_write_zeroes,
+	.dsm = purlin_file_execute_dsm,
+};

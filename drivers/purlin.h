@@ -198,6 +198,7 @@ struct purlin_ns {
 	/* Valid while enabled. */
 	struct percpu_ref ref;		/* one per in-flight command */
 	struct completion disable_done;
+	const struct purlin_backend_ops *backend;	/* set while enabled */
 	struct purlin_bdev bdev;	/* block back end, or */
 	struct file *file;		/* file back end */
 	bool buffered_io;		/* file: page cache, not O_DIRECT */
@@ -435,7 +436,7 @@ void purlin_disc_log_changed(void);
 u32 purlin_take_changed_ns(struct purlin_ctrl *ctrl, __le32 *list,
 			   bool retain);
 
-/* admin.c, fabrics.c, discovery.c, io-bdev.c */
+/* admin.c, fabrics.c, discovery.c, io-cmd.c */
 u16 purlin_parse_admin(struct purlin_req *req);
 u16 purlin_parse_admin_common(struct purlin_req *req);
 u16 purlin_parse_fabrics(struct purlin_req *req);
@@ -450,14 +451,28 @@ void purlin_complete_log(struct purlin_req *req, const void *log,
 void purlin_complete_log_max(struct purlin_req *req, const void *log,
 			     size_t size, size_t max);
 
-int purlin_bdev_open(struct purlin_ns *ns);
-void purlin_bdev_close(struct purlin_ns *ns);
 u16 purlin_check_lba_range(struct purlin_ns *ns, u64 slba, u64 nlb);
 
-/* io-file.c */
-int purlin_file_open(struct purlin_ns *ns);
-void purlin_file_close(struct purlin_ns *ns);
-u16 purlin_file_parse(struct purlin_req *req);
+/*
+ * A namespace's back end, chosen once when it is enabled (a block device,
+ * io-bdev.c, else a regular file, io-file.c) and fixed until it is
+ * disabled.  purlin_parse_io() (io-cmd.c) checks a command for every back
+ * end, then sets req->execute to the back end's function for its kind;
+ * each completes the request with purlin_req_complete(), from any context.
+ */
+struct purlin_backend_ops {
+	const char *name;
+	/* Open device_path, set size and blksize_shift; -ENOTBLK: not ours. */
+	int (*open)(struct purlin_ns *ns);
+	void (*close)(struct purlin_ns *ns);
+	u64 (*size)(struct purlin_ns *ns);	/* now: revalidate_size */
+	int (*flush_sync)(struct purlin_ns *ns);	/* blocks: Flush of all */
+	void (*rw)(struct purlin_req *req);
+	void (*flush)(struct purlin_req *req);
+	void (*write_zeroes)(struct purlin_req *req);
+	void (*dsm)(struct purlin_req *req);
+};
+extern const struct purlin_backend_ops purlin_bdev_ops, purlin_file_ops;
 
 extern struct purlin_buf_acct purlin_disc_acct;
 int purlin_bufpool_init(unsigned int megabytes);

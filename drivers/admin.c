@@ -9,8 +9,8 @@
 
 #include "purlin.h"
 
-#define PRL_MAX_NSID	1024
-#define PRL_KAS		10	/* keep-alive granularity: 10 x 100 ms */
+#define PURLIN_MAX_NSID	1024
+#define PURLIN_KAS		10	/* keep-alive granularity: 10 x 100 ms */
 
 static void purlin_copy_padded(char *dst, const char *src, size_t len)
 {
@@ -48,21 +48,21 @@ static void purlin_identify_ctrl(struct purlin_req *req)
 	up_read(&purlin_cfg_sem);
 
 	id->rab = 6;
-	id->mdts = PRL_MDTS_SHIFT;
+	id->mdts = PURLIN_MDTS_SHIFT;
 	id->cntlid = cpu_to_le16(ctrl->cntlid);
 	/* Any command counts as keep-alive traffic (see purlin_req_init). */
 	id->ctratt = cpu_to_le32(NVME_CTRL_ATTR_HID_128_BIT |
 				 NVME_CTRL_ATTR_TBKAS);
 	id->acl = 3;
-	id->aerl = PRL_AERL - 1;
+	id->aerl = PURLIN_AERL - 1;
 	id->frmw = 1 << 1 | 1;		/* one slot, read-only */
 	/* SMART per namespace, effects log, extended data. */
 	id->lpa = NVME_CTRL_LPA_CMD_EFFECTS_LOG | 1 << 0 | 1 << 2;
-	id->elpe = PRL_ERR_SLOTS - 1;
+	id->elpe = PURLIN_ERR_SLOTS - 1;
 	id->sqes = 6 << 4 | 6;
 	id->cqes = 4 << 4 | 4;
 	id->maxcmd = cpu_to_le16(port->max_queue_size);
-	id->kas = cpu_to_le16(PRL_KAS);
+	id->kas = cpu_to_le16(PURLIN_KAS);
 	id->sgls = cpu_to_le32(1 << 0 |	/* SGLs supported */
 			       1 << 2 |	/* keyed SGL data block */
 			       1 << 20);	/* offset (in-capsule data) */
@@ -87,10 +87,10 @@ static void purlin_identify_ctrl(struct purlin_req *req)
 		/* All ANA states reportable, ANA group ids may change. */
 		id->anacap = 1 << 0 | 1 << 1 | 1 << 2 | 1 << 3 | 1 << 4;
 		id->anatt = 10;
-		id->anagrpmax = cpu_to_le32(PRL_MAX_ANA_GROUPS);
-		id->nanagrpid = cpu_to_le32(PRL_MAX_ANA_GROUPS);
-		id->nn = cpu_to_le32(PRL_MAX_NSID);
-		id->mnan = cpu_to_le32(PRL_MAX_NSID);
+		id->anagrpmax = cpu_to_le32(PURLIN_MAX_ANA_GROUPS);
+		id->nanagrpid = cpu_to_le32(PURLIN_MAX_ANA_GROUPS);
+		id->nn = cpu_to_le32(PURLIN_MAX_NSID);
+		id->mnan = cpu_to_le32(PURLIN_MAX_NSID);
 		/* Bits 2:1 = 11b: Flush takes NSID FFFFFFFFh. */
 		id->vwc = NVME_CTRL_VWC_PRESENT | 3 << 1;
 		id->psd[0].max_power = cpu_to_le16(0x9c4);
@@ -144,7 +144,7 @@ void purlin_identify_ns_fill(struct purlin_ns *ns, struct nvme_id_ns *id)
 
 static bool purlin_nsid_valid(u32 nsid)
 {
-	return nsid >= 1 && nsid <= PRL_MAX_NSID;
+	return nsid >= 1 && nsid <= PURLIN_MAX_NSID;
 }
 
 static void purlin_identify_ns(struct purlin_req *req)
@@ -154,7 +154,7 @@ static void purlin_identify_ns(struct purlin_req *req)
 	struct purlin_ns *ns;
 
 	if (!purlin_nsid_valid(nsid)) {
-		purlin_req_complete(req, NVME_SC_INVALID_NS | PRL_DNR);
+		purlin_req_complete(req, NVME_SC_INVALID_NS | PURLIN_DNR);
 		return;
 	}
 	id = kzalloc(sizeof(*id), GFP_KERNEL);
@@ -182,7 +182,7 @@ static void purlin_identify_active_list(struct purlin_req *req)
 	int n = 0;
 
 	if (start >= 0xfffffffe) {
-		purlin_req_complete(req, NVME_SC_INVALID_NS | PRL_DNR);
+		purlin_req_complete(req, NVME_SC_INVALID_NS | PURLIN_DNR);
 		return;
 	}
 	list = kzalloc(NVME_IDENTIFY_DATA_SIZE, GFP_KERNEL);
@@ -219,7 +219,7 @@ static void purlin_identify_desclist(struct purlin_req *req)
 
 	ns = purlin_ns_get(req->sq->ctrl->subsys, nsid);
 	if (!ns) {
-		purlin_req_complete(req, NVME_SC_INVALID_NS | PRL_DNR);
+		purlin_req_complete(req, NVME_SC_INVALID_NS | PURLIN_DNR);
 		return;
 	}
 	buf = kzalloc(NVME_IDENTIFY_DATA_SIZE, GFP_KERNEL);
@@ -257,7 +257,7 @@ static void purlin_execute_identify(struct purlin_req *req)
 		purlin_identify_desclist(req);
 		return;
 	default:
-		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
+		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PURLIN_DNR);
 	}
 }
 
@@ -284,7 +284,7 @@ void purlin_complete_log_max(struct purlin_req *req, const void *log,
 	u16 status;
 
 	if ((off & 3) || off > max) {
-		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
+		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PURLIN_DNR);
 		return;
 	}
 	if (off < size) {
@@ -344,7 +344,7 @@ static void purlin_log_changed_ns(struct purlin_req *req)
 
 static void purlin_log_errors(struct purlin_req *req)
 {
-	size_t size = PRL_ERR_SLOTS * sizeof(struct nvme_error_slot);
+	size_t size = PURLIN_ERR_SLOTS * sizeof(struct nvme_error_slot);
 	struct nvme_error_slot *log = kzalloc(size, GFP_KERNEL);
 
 	if (!log) {
@@ -426,7 +426,7 @@ static void purlin_execute_get_log_page(struct purlin_req *req)
 		purlin_log_changed_ns(req);
 		return;
 	default:
-		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
+		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PURLIN_DNR);
 	}
 }
 
@@ -445,7 +445,7 @@ static void purlin_execute_set_features(struct purlin_req *req)
 		nsq = cdw11 & 0xffff;
 		ncq = cdw11 >> 16;
 		if (nsq == 0xffff || ncq == 0xffff || purlin_is_discovery(ctrl)) {
-			status = NVME_SC_INVALID_FIELD | PRL_DNR;
+			status = NVME_SC_INVALID_FIELD | PURLIN_DNR;
 			break;
 		}
 		down_read(&purlin_cfg_sem);
@@ -460,7 +460,7 @@ static void purlin_execute_set_features(struct purlin_req *req)
 		/* Whole seconds, at most an hour; 0 only for discovery. */
 		kato = min_t(u64, DIV_ROUND_UP((u64)cdw11, 1000), 3600) * 1000;
 		if (!kato && purlin_is_discovery(ctrl))
-			kato = PRL_DISC_KATO_MS;
+			kato = PURLIN_DISC_KATO_MS;
 		/* Under ctrl->lock, as purlin_ka_work() re-arms under it. */
 		mutex_lock(&ctrl->lock);
 		ctrl->kato = kato;
@@ -475,10 +475,10 @@ static void purlin_execute_set_features(struct purlin_req *req)
 		WRITE_ONCE(ctrl->aen_enabled, cdw11);
 		break;
 	case NVME_FEAT_VOLATILE_WC:
-		status = NVME_SC_FEATURE_NOT_CHANGEABLE | PRL_DNR;
+		status = NVME_SC_FEATURE_NOT_CHANGEABLE | PURLIN_DNR;
 		break;
 	default:
-		status = NVME_SC_INVALID_FIELD | PRL_DNR;
+		status = NVME_SC_INVALID_FIELD | PURLIN_DNR;
 	}
 	purlin_req_complete(req, status);
 }
@@ -505,13 +505,13 @@ static void purlin_execute_get_features(struct purlin_req *req)
 	case NVME_FEAT_HOST_ID:
 		/* 128-bit host identifier only (EXHID). */
 		if (!(le32_to_cpu(req->cmd->common.cdw11) & 1)) {
-			purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
+			purlin_req_complete(req, NVME_SC_INVALID_FIELD | PURLIN_DNR);
 			return;
 		}
 		purlin_complete_data(req, &ctrl->hostid, sizeof(ctrl->hostid));
 		return;
 	default:
-		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
+		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PURLIN_DNR);
 		return;
 	}
 	purlin_req_complete(req, 0);
@@ -543,7 +543,7 @@ void purlin_aer_abort_all(struct purlin_ctrl *ctrl)
 		}
 		req = ctrl->aer_reqs[--ctrl->nr_aer];
 		mutex_unlock(&ctrl->lock);
-		purlin_req_complete(req, NVME_SC_ABORT_REQ | PRL_DNR);
+		purlin_req_complete(req, NVME_SC_ABORT_REQ | PURLIN_DNR);
 	}
 }
 
@@ -562,7 +562,7 @@ u16 purlin_parse_admin_common(struct purlin_req *req)
 	case nvme_admin_identify:
 		if (cmd->identify.cns != NVME_ID_CNS_CTRL &&
 		    purlin_is_discovery(req->sq->ctrl))
-			return NVME_SC_INVALID_FIELD | PRL_DNR;
+			return NVME_SC_INVALID_FIELD | PURLIN_DNR;
 		req->data_len = NVME_IDENTIFY_DATA_SIZE;
 		req->to_host = true;
 		req->execute = purlin_execute_identify;
@@ -587,7 +587,7 @@ u16 purlin_parse_admin_common(struct purlin_req *req)
 		req->execute = purlin_execute_abort;
 		return 0;
 	default:
-		return NVME_SC_INVALID_OPCODE | PRL_DNR;
+		return NVME_SC_INVALID_OPCODE | PURLIN_DNR;
 	}
 }
 
@@ -596,7 +596,7 @@ u16 purlin_parse_admin(struct purlin_req *req)
 	if (req->cmd->common.opcode == nvme_admin_get_log_page) {
 		req->data_len = purlin_log_data_len(req);
 		if (!req->data_len)
-			return NVME_SC_INVALID_FIELD | PRL_DNR;
+			return NVME_SC_INVALID_FIELD | PURLIN_DNR;
 		req->to_host = true;
 		req->execute = purlin_execute_get_log_page;
 		return 0;

@@ -76,7 +76,7 @@ void purlin_log_ana(struct purlin_req *req)
 	u16 ngrps = 0;
 	u32 grpid, n;
 
-	size = sizeof(*hdr) + PRL_MAX_ANA_GROUPS * sizeof(*desc) +
+	size = sizeof(*hdr) + PURLIN_MAX_ANA_GROUPS * sizeof(*desc) +
 	       NVME_MAX_CHANGED_NAMESPACES * sizeof(__le32);
 	hdr = kzalloc(size, GFP_KERNEL);
 	if (!hdr) {
@@ -85,7 +85,7 @@ void purlin_log_ana(struct purlin_req *req)
 	}
 	off = sizeof(*hdr);
 	down_read(&purlin_cfg_sem);
-	for (grpid = 1; grpid <= PRL_MAX_ANA_GROUPS; grpid++) {
+	for (grpid = 1; grpid <= PURLIN_MAX_ANA_GROUPS; grpid++) {
 		if (!port->ana_state[grpid] &&
 		    !purlin_ana_group_used(ctrl->subsys, grpid))
 			continue;

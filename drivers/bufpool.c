@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The data buffer pool: a fixed set of physically contiguous chunks
- * (PRL_CHUNK_SIZE each) allocated when the module loads.  Commands that
+ * (PURLIN_CHUNK_SIZE each) allocated when the module loads.  Commands that
  * move data through a target-side buffer take whole chunks from it and give
  * them back when their response has been sent, so the I/O path never calls
  * the page allocator.  A request takes all the chunks it needs or none.
@@ -45,7 +45,7 @@ struct purlin_buf_acct purlin_disc_acct;
 void purlin_buf_acct_init(struct purlin_buf_acct *a, unsigned int limit)
 {
 	a->held = 0;
-	a->limit = max_t(unsigned int, limit, PRL_MAX_CHUNKS);
+	a->limit = max_t(unsigned int, limit, PURLIN_MAX_CHUNKS);
 	INIT_LIST_HEAD(&a->waiters);
 }
 
@@ -61,8 +61,8 @@ void purlin_buf_waiter_init(struct purlin_buf_waiter *w, work_func_t fn)
 
 int purlin_bufpool_init(unsigned int megabytes)
 {
-	unsigned int n = (megabytes << 20) / PRL_CHUNK_SIZE;
-	unsigned int min = 4 * PRL_MAX_CHUNKS;
+	unsigned int n = (megabytes << 20) / PURLIN_CHUNK_SIZE;
+	unsigned int min = 4 * PURLIN_MAX_CHUNKS;
 
 	if (n < min)
 		n = min;
@@ -74,7 +74,7 @@ int purlin_bufpool_init(unsigned int megabytes)
 		return -ENOMEM;
 	for (pool.nr_free = 0; pool.nr_free < n; pool.nr_free++) {
 		struct page *p = alloc_pages(GFP_KERNEL | __GFP_NOWARN,
-					     PRL_CHUNK_ORDER);
+					     PURLIN_CHUNK_ORDER);
 
 		if (!p)
 			break;
@@ -86,9 +86,9 @@ int purlin_bufpool_init(unsigned int megabytes)
 		return -ENOMEM;
 	}
 	pool.nr_total = pool.nr_free;
-	purlin_buf_acct_init(&purlin_disc_acct, PRL_DISC_POOL_SHARE(pool.nr_total));
+	purlin_buf_acct_init(&purlin_disc_acct, PURLIN_DISC_POOL_SHARE(pool.nr_total));
 	pr_info("data buffer pool: %u chunks of %lu KiB\n", pool.nr_total,
-		PRL_CHUNK_SIZE >> 10);
+		PURLIN_CHUNK_SIZE >> 10);
 	return 0;
 }
 
@@ -97,7 +97,7 @@ void purlin_bufpool_exit(void)
 	WARN_ON(pool.nr_free != pool.nr_total);
 	WARN_ON(purlin_disc_acct.held);
 	while (pool.nr_free)
-		__free_pages(pool.free[--pool.nr_free], PRL_CHUNK_ORDER);
+		__free_pages(pool.free[--pool.nr_free], PURLIN_CHUNK_ORDER);
 	kvfree(pool.free);
 	pool.free = NULL;
 }
@@ -157,7 +157,7 @@ static void purlin_unwait(struct purlin_buf_waiter *w)
 }
 
 /*
- * Fill sg (at least PRL_MAX_CHUNKS entries) with chunks covering len bytes,
+ * Fill sg (at least PURLIN_MAX_CHUNKS entries) with chunks covering len bytes,
  * charged to each of accts.  Returns the number of entries, or -EAGAIN when
  * an account is at its limit or the pool is short: w is then queued, and
  * its work runs when the caller should try again (with the same len).
@@ -166,11 +166,11 @@ int purlin_bufpool_get(struct scatterlist *sg, u32 len,
 		       struct purlin_buf_waiter *w,
 		       struct purlin_buf_acct *const *accts, int nr_accts)
 {
-	unsigned int n = DIV_ROUND_UP(len, PRL_CHUNK_SIZE), i;
+	unsigned int n = DIV_ROUND_UP(len, PURLIN_CHUNK_SIZE), i;
 	unsigned long flags;
 	int a;
 
-	if (WARN_ON_ONCE(!len || n > PRL_MAX_CHUNKS))
+	if (WARN_ON_ONCE(!len || n > PURLIN_MAX_CHUNKS))
 		return -EINVAL;
 	spin_lock_irqsave(&pool.lock, flags);
 	for (a = 0; a < nr_accts; a++) {
@@ -210,7 +210,7 @@ int purlin_bufpool_get(struct scatterlist *sg, u32 len,
 		accts[a]->held += n;
 	sg_init_table(sg, n);
 	for (i = 0; i < n; i++) {
-		u32 part = min_t(u32, len, PRL_CHUNK_SIZE);
+		u32 part = min_t(u32, len, PURLIN_CHUNK_SIZE);
 
 		sg_set_page(&sg[i], pool.free[--pool.nr_free], part, 0);
 		len -= part;

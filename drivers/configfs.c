@@ -358,7 +358,7 @@ static ssize_t purlin_ns_ana_grpid_store(struct config_item *item,
 	u32 grpid;
 
 	if (kstrtou32(page, 0, &grpid) || grpid < 1 ||
-	    grpid > PRL_MAX_ANA_GROUPS)
+	    grpid > PURLIN_MAX_ANA_GROUPS)
 		return -EINVAL;
 	down_write(&purlin_cfg_sem);
 	if (ns->anagrpid != grpid) {
@@ -725,7 +725,7 @@ static ssize_t purlin_subsys_attr_qid_max_store(struct config_item *item,
 	struct purlin_subsys *subsys = to_subsys(item);
 	u16 v;
 
-	if (kstrtou16(page, 0, &v) || v == 0 || v > PRL_MAX_QID)
+	if (kstrtou16(page, 0, &v) || v == 0 || v > PURLIN_MAX_QID)
 		return -EINVAL;
 	down_write(&purlin_cfg_sem);
 	subsys->max_qid = v;
@@ -782,7 +782,7 @@ static ssize_t purlin_subsys_controllers_show(struct config_item *item,
 		if (n > PAGE_SIZE - 512)
 			break;
 		mutex_lock(&ctrl->lock);
-		for (queues = 0, q = 0; q <= PRL_MAX_QID; q++)
+		for (queues = 0, q = 0; q <= PURLIN_MAX_QID; q++)
 			queues += !!ctrl->sqs[q];
 		mutex_unlock(&ctrl->lock);
 		purlin_stats_sum(ctrl->stats, &sum);
@@ -1136,7 +1136,7 @@ static ssize_t purlin_port_param_inline_data_size_store(struct config_item *item
 {
 	int ret = purlin_port_set_u32(item, page,
 				      &to_port(item)->inline_data_size,
-				      PRL_DEF_INLINE, 0, PRL_MAX_INLINE);
+				      PURLIN_DEF_INLINE, 0, PURLIN_MAX_INLINE);
 
 	return ret ? ret : count;
 }
@@ -1154,8 +1154,8 @@ static ssize_t purlin_port_param_max_queue_size_store(struct config_item *item,
 {
 	int ret = purlin_port_set_u32(item, page,
 				      &to_port(item)->max_queue_size,
-				      PRL_DEF_QUEUE_SIZE, PRL_MIN_QUEUE_SIZE,
-				      PRL_MAX_QUEUE_SIZE);
+				      PURLIN_DEF_QUEUE_SIZE, PURLIN_MIN_QUEUE_SIZE,
+				      PURLIN_MAX_QUEUE_SIZE);
 
 	return ret ? ret : count;
 }
@@ -1182,11 +1182,11 @@ static ssize_t purlin_port_param_##name##_store(struct config_item *item, \
 }									\
 CONFIGFS_ATTR(purlin_port_, param_##name)
 
-PURLIN_PORT_U32_PARAM(max_pending, max_pending, PRL_DEF_MAX_PENDING, 1, 65536);
+PURLIN_PORT_U32_PARAM(max_pending, max_pending, PURLIN_DEF_MAX_PENDING, 1, 65536);
 PURLIN_PORT_U32_PARAM(max_pending_per_addr, max_pending_per_addr,
-		      PRL_DEF_MAX_PENDING_PER_ADDR, 1, 65536);
+		      PURLIN_DEF_MAX_PENDING_PER_ADDR, 1, 65536);
 PURLIN_PORT_U32_PARAM(connect_timeout_ms, connect_timeout_ms,
-		      PRL_DEF_CONNECT_TIMEOUT_MS, 100, 600000);
+		      PURLIN_DEF_CONNECT_TIMEOUT_MS, 100, 600000);
 
 static ssize_t purlin_port_param_tos_show(struct config_item *item, char *page)
 {
@@ -1412,7 +1412,7 @@ static struct config_group *purlin_ana_group_make(struct config_group *group,
 	u32 grpid;
 
 	/* Group 1 is the port's default group, always present. */
-	if (purlin_parse_id(name, PRL_MAX_ANA_GROUPS, &grpid) || grpid < 2)
+	if (purlin_parse_id(name, PURLIN_MAX_ANA_GROUPS, &grpid) || grpid < 2)
 		return ERR_PTR(-EINVAL);
 	grp = kzalloc(sizeof(*grp), GFP_KERNEL);
 	if (!grp)
@@ -1610,12 +1610,12 @@ static struct config_group *purlin_port_make(struct config_group *group,
 	port->disc_addr.treq = NVMF_TREQ_DISABLE_SQFLOW;
 	strscpy(port->disc_addr.trsvcid, "4420", sizeof(port->disc_addr.trsvcid));
 	purlin_set_trtype(&port->disc_addr, "rdma");
-	port->inline_data_size = PRL_DEF_INLINE;
-	port->max_queue_size = PRL_DEF_QUEUE_SIZE;
+	port->inline_data_size = PURLIN_DEF_INLINE;
+	port->max_queue_size = PURLIN_DEF_QUEUE_SIZE;
 	port->tos = -1;
-	port->max_pending = PRL_DEF_MAX_PENDING;
-	port->max_pending_per_addr = PRL_DEF_MAX_PENDING_PER_ADDR;
-	port->connect_timeout_ms = PRL_DEF_CONNECT_TIMEOUT_MS;
+	port->max_pending = PURLIN_DEF_MAX_PENDING;
+	port->max_pending_per_addr = PURLIN_DEF_MAX_PENDING_PER_ADDR;
+	port->connect_timeout_ms = PURLIN_DEF_CONNECT_TIMEOUT_MS;
 
 	config_group_init_type_name(&port->group, name, &purlin_port_type);
 	config_group_init_type_name(&port->subsys_group, "subsystems",

@@ -63,7 +63,7 @@ static u16 purlin_check_ctrl_ready(struct purlin_req *req)
 
 	if (!(READ_ONCE(ctrl->cc) & NVME_CC_ENABLE) ||
 	    !(READ_ONCE(ctrl->csts) & NVME_CSTS_RDY))
-		return NVME_SC_CMD_SEQ_ERROR | PRL_DNR;
+		return NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR;
 	return 0;
 }
 
@@ -99,11 +99,11 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 		sq->sqhd = (sq->sqhd + 1) % sq->size;
 
 	if (unlikely(flags & (NVME_CMD_FUSE_FIRST | NVME_CMD_FUSE_SECOND))) {
-		status = NVME_SC_INVALID_FIELD | PRL_DNR;
+		status = NVME_SC_INVALID_FIELD | PURLIN_DNR;
 		goto fail;
 	}
 	if (unlikely((flags & NVME_CMD_SGL_ALL) != NVME_CMD_SGL_METABUF)) {
-		status = NVME_SC_INVALID_FIELD | PRL_DNR;
+		status = NVME_SC_INVALID_FIELD | PURLIN_DNR;
 		goto fail;
 	}
 
@@ -111,7 +111,7 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 		if (cmd->common.opcode != nvme_fabrics_command ||
 		    cmd->fabrics.fctype != nvme_fabrics_type_connect ||
 		    test_and_set_bit(PURLIN_SQ_CONNECTING, &sq->flags))
-			status = NVME_SC_CMD_SEQ_ERROR | PRL_DNR;
+			status = NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR;
 		else
 			status = purlin_parse_connect(req);
 		goto done;
@@ -152,7 +152,7 @@ bool purlin_check_data_len(struct purlin_req *req)
 	if (likely(req->transfer_len == req->data_len) ||
 	    (req->data_len_min && req->transfer_len > req->data_len))
 		return true;
-	purlin_req_complete(req, NVME_SC_SGL_INVALID_DATA | PRL_DNR);
+	purlin_req_complete(req, NVME_SC_SGL_INVALID_DATA | PURLIN_DNR);
 	return false;
 }
 
@@ -200,7 +200,7 @@ static u16 purlin_sg_xfer(struct purlin_req *req, u32 off, void *buf,
 		n = sg_pcopy_from_buffer(req->sg, req->sg_cnt, buf, len, off);
 	else
 		n = sg_pcopy_to_buffer(req->sg, req->sg_cnt, buf, len, off);
-	return n == len ? 0 : NVME_SC_SGL_INVALID_DATA | PRL_DNR;
+	return n == len ? 0 : NVME_SC_SGL_INVALID_DATA | PURLIN_DNR;
 }
 
 u16 purlin_copy_to_sg(struct purlin_req *req, u32 off, const void *buf,
@@ -235,7 +235,7 @@ u16 purlin_zero_sg(struct purlin_req *req, u32 off, size_t len)
 		done += l;
 	}
 	sg_miter_stop(&it);
-	return done == len ? 0 : NVME_SC_SGL_INVALID_DATA | PRL_DNR;
+	return done == len ? 0 : NVME_SC_SGL_INVALID_DATA | PURLIN_DNR;
 }
 
 /* ---- queues ------------------------------------------------------------ */
@@ -328,7 +328,7 @@ struct purlin_subsys *purlin_subsys_alloc(const char *nqn,
 	s->version = NVME_VS(1, 3, 0);
 	s->cntlid_min = 1;
 	s->cntlid_max = NVME_CNTLID_MAX;
-	s->max_qid = PRL_MAX_QID;
+	s->max_qid = PURLIN_MAX_QID;
 	/* A serial that is unique enough until the administrator sets one. */
 	snprintf(s->serial, sizeof(s->serial), "%016llx",
 		 get_random_u64());
@@ -701,12 +701,12 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	}
 	spin_lock_init(&ctrl->err_lock);
 	purlin_buf_acct_init(&ctrl->buf_acct,
-			     PRL_CTRL_POOL_SHARE(purlin_bufpool_total()));
+			     PURLIN_CTRL_POOL_SHARE(purlin_bufpool_total()));
 	id = purlin_cntlid_alloc(subsys);
 	if (id < 0) {
 		purlin_stats_free(ctrl->stats);
 		kfree(ctrl);
-		return NVME_SC_CONNECT_CTRL_BUSY | PRL_DNR;
+		return NVME_SC_CONNECT_CTRL_BUSY | PURLIN_DNR;
 	}
 	kref_init(&ctrl->ref);
 	mutex_init(&ctrl->lock);
@@ -720,7 +720,7 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	uuid_copy(&ctrl->hostid, hostid);
 	ctrl->kato = min_t(u32, kato, 3600 * 1000);
 	if (subsys->type == PURLIN_SUBSYS_DISCOVERY && !ctrl->kato)
-		ctrl->kato = PRL_DISC_KATO_MS;
+		ctrl->kato = PURLIN_DISC_KATO_MS;
 	ctrl->sqs[0] = sq;
 	kref_get(&subsys->ref);
 	/* Published last: the transport reads other queues' ctrl locklessly. */
@@ -755,12 +755,12 @@ u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 			     struct purlin_sq *sq, bool *bad_qid)
 {
 	struct purlin_ctrl *ctrl;
-	u16 status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+	u16 status = NVME_SC_CONNECT_INVALID_PARAM | PURLIN_DNR;
 	u16 max_qid;
 
 	lockdep_assert_held(&purlin_cfg_sem);
 	if (!purlin_host_allowed(subsys, hostnqn))
-		return NVME_SC_CONNECT_INVALID_HOST | PRL_DNR;
+		return NVME_SC_CONNECT_INVALID_HOST | PURLIN_DNR;
 	max_qid = subsys->max_qid;
 
 	/*
@@ -780,7 +780,7 @@ u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 			status = NVME_SC_CONNECT_CTRL_BUSY;
 		} else if (sq->qid > min_not_zero(ctrl->nr_io_queues, max_qid) ||
 			   ctrl->sqs[sq->qid]) {
-			status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+			status = NVME_SC_CONNECT_INVALID_PARAM | PURLIN_DNR;
 			*bad_qid = true;
 		} else {
 			ctrl->sqs[sq->qid] = sq;

@@ -16,7 +16,7 @@ static void purlin_disc_entry(struct nvmf_disc_rsp_page_entry *e,
 	*e = port->disc_addr;
 	e->subtype = subtype;
 	e->cntlid = cpu_to_le16(NVME_CNTLID_DYNAMIC);
-	e->asqsz = cpu_to_le16(PRL_ADMIN_QUEUE_SIZE);
+	e->asqsz = cpu_to_le16(PURLIN_ADMIN_QUEUE_SIZE);
 	strscpy(e->subnqn, nqn, sizeof(e->subnqn));
 }
 
@@ -53,7 +53,7 @@ static void purlin_execute_disc_log(struct purlin_req *req)
 	int n;
 
 	if (req->cmd->get_log_page.lsp & 0x7f) {
-		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
+		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PURLIN_DNR);
 		return;
 	}
 	down_read(&purlin_cfg_sem);
@@ -82,7 +82,7 @@ static void purlin_execute_disc_log(struct purlin_req *req)
 		*e = ref->addr;
 		e->subtype = NVME_NQN_DISC;
 		e->cntlid = cpu_to_le16(NVME_CNTLID_DYNAMIC);
-		e->asqsz = cpu_to_le16(PRL_ADMIN_QUEUE_SIZE);
+		e->asqsz = cpu_to_le16(PURLIN_ADMIN_QUEUE_SIZE);
 		strscpy(e->subnqn, PURLIN_DISC_NQN, sizeof(e->subnqn));
 	}
 	hdr->genctr = cpu_to_le64(purlin_disc_genctr());
@@ -101,14 +101,14 @@ u16 purlin_parse_discovery(struct purlin_req *req)
 	switch (cmd->common.opcode) {
 	case nvme_admin_get_log_page:
 		if (cmd->get_log_page.lid != NVME_LOG_DISC)
-			return NVME_SC_INVALID_FIELD | PRL_DNR;
+			return NVME_SC_INVALID_FIELD | PURLIN_DNR;
 	{
 		u64 off = le64_to_cpu(cmd->get_log_page.lpo);
 		size_t size;
 
 		req->data_len = purlin_log_data_len(req);
 		if (!req->data_len)
-			return NVME_SC_INVALID_FIELD | PRL_DNR;
+			return NVME_SC_INVALID_FIELD | PURLIN_DNR;
 		/*
 		 * Move no more than the log holds: whatever length the host
 		 * asks for, an unauthenticated peer ties up a buffer the size
@@ -118,7 +118,7 @@ u16 purlin_parse_discovery(struct purlin_req *req)
 		size = purlin_disc_log_size(req->sq->ctrl);
 		up_read(&purlin_cfg_sem);
 		if (off > size)
-			return NVME_SC_INVALID_FIELD | PRL_DNR;
+			return NVME_SC_INVALID_FIELD | PURLIN_DNR;
 		if (req->data_len > size - off) {
 			req->data_len = round_up(size - off, 4);
 			req->data_len_min = true;
@@ -133,7 +133,7 @@ u16 purlin_parse_discovery(struct purlin_req *req)
 		case NVME_FEAT_ASYNC_EVENT:
 			break;
 		default:
-			return NVME_SC_INVALID_FIELD | PRL_DNR;
+			return NVME_SC_INVALID_FIELD | PURLIN_DNR;
 		}
 		break;
 	}

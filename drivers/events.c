@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Asynchronous event notifications.  Hosts keep up to PRL_AERL Async
+ * Asynchronous event notifications.  Hosts keep up to PURLIN_AERL Async
  * Event Requests outstanding on the admin queue; an event completes one
  * with its type, information and log page in dword 0.  Events that find
- * no AER waiting are kept (at most PRL_AERL, duplicates merged) and sent
+ * no AER waiting are kept (at most PURLIN_AERL, duplicates merged) and sent
  * when the next AER arrives.
  *
  * Namespace Attribute Changed: a namespace was enabled, disabled or
@@ -37,7 +37,7 @@ static struct purlin_req *purlin_event_locked(struct purlin_ctrl *ctrl,
 	for (i = 0; i < ctrl->nr_pending_events; i++)
 		if (ctrl->pending_events[i] == result)
 			return NULL;
-	if (ctrl->nr_pending_events < PRL_AERL)
+	if (ctrl->nr_pending_events < PURLIN_AERL)
 		ctrl->pending_events[ctrl->nr_pending_events++] = result;
 	return NULL;
 }
@@ -68,9 +68,9 @@ void purlin_aer_queue(struct purlin_ctrl *ctrl, struct purlin_req *req)
 		purlin_req_complete(req, 0);
 		return;
 	}
-	if (ctrl->nr_aer == PRL_AERL) {
+	if (ctrl->nr_aer == PURLIN_AERL) {
 		mutex_unlock(&ctrl->lock);
-		purlin_req_complete(req, NVME_SC_ASYNC_LIMIT | PRL_DNR);
+		purlin_req_complete(req, NVME_SC_ASYNC_LIMIT | PURLIN_DNR);
 		return;
 	}
 	ctrl->aer_reqs[ctrl->nr_aer++] = req;

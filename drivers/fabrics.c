@@ -47,7 +47,7 @@ static u16 purlin_connect_admin(struct purlin_req *req,
 				    d->hostnqn, d->subsysnqn);
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, subsysnqn));
-		return NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+		return NVME_SC_CONNECT_INVALID_PARAM | PURLIN_DNR;
 	}
 	if (!purlin_host_allowed(subsys, d->hostnqn)) {
 		up_read(&purlin_cfg_sem);
@@ -55,7 +55,7 @@ static u16 purlin_connect_admin(struct purlin_req *req,
 				    d->hostnqn, d->subsysnqn);
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, hostnqn));
-		status = NVME_SC_CONNECT_INVALID_HOST | PRL_DNR;
+		status = NVME_SC_CONNECT_INVALID_HOST | PURLIN_DNR;
 		goto put;
 	}
 	status = purlin_ctrl_alloc(subsys, sq, d->hostnqn, &d->hostid,
@@ -86,7 +86,7 @@ static u16 purlin_connect_io(struct purlin_req *req,
 			purlin_subsys_put(subsys);
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, subsysnqn));
-		return NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+		return NVME_SC_CONNECT_INVALID_PARAM | PURLIN_DNR;
 	}
 	status = purlin_ctrl_find_install(subsys, le16_to_cpu(d->cntlid),
 					  d->hostnqn, &d->hostid, req->sq,
@@ -127,31 +127,31 @@ static void purlin_execute_connect(struct purlin_req *req)
 		goto out;
 
 	if (c->recfmt != 0) {
-		status = NVME_SC_CONNECT_FORMAT | PRL_DNR;
+		status = NVME_SC_CONNECT_FORMAT | PURLIN_DNR;
 		goto out;
 	}
 	if (le16_to_cpu(c->qid) != sq->qid) {
 		purlin_connect_bad_param(req, false,
 			offsetof(struct nvmf_connect_command, qid));
-		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+		status = NVME_SC_CONNECT_INVALID_PARAM | PURLIN_DNR;
 		goto out;
 	}
 	if (sqsize == 0 || sqsize >= sq->size) {
 		purlin_connect_bad_param(req, false,
 			offsetof(struct nvmf_connect_command, sqsize));
-		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+		status = NVME_SC_CONNECT_INVALID_PARAM | PURLIN_DNR;
 		goto out;
 	}
 	if (!purlin_connect_nqn_ok(d->subsysnqn)) {
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, subsysnqn));
-		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+		status = NVME_SC_CONNECT_INVALID_PARAM | PURLIN_DNR;
 		goto out;
 	}
 	if (!purlin_connect_nqn_ok(d->hostnqn)) {
 		purlin_connect_bad_param(req, true,
 			offsetof(struct nvmf_connect_data, hostnqn));
-		status = NVME_SC_CONNECT_INVALID_PARAM | PRL_DNR;
+		status = NVME_SC_CONNECT_INVALID_PARAM | PURLIN_DNR;
 		goto out;
 	}
 	if (sq->qid == 0)
@@ -217,7 +217,7 @@ static void purlin_execute_prop_get(struct purlin_req *req)
 	purlin_req_complete(req, 0);
 	return;
 invalid:
-	purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
+	purlin_req_complete(req, NVME_SC_INVALID_FIELD | PURLIN_DNR);
 }
 
 static void purlin_execute_prop_set(struct purlin_req *req)
@@ -225,7 +225,7 @@ static void purlin_execute_prop_set(struct purlin_req *req)
 	struct nvmf_property_set_command *c = &req->cmd->prop_set;
 
 	if ((c->attrib & 1) || le32_to_cpu(c->offset) != NVME_REG_CC) {
-		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PRL_DNR);
+		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PURLIN_DNR);
 		return;
 	}
 	purlin_ctrl_set_cc(req->sq->ctrl, le64_to_cpu(c->value));
@@ -237,9 +237,9 @@ u16 purlin_parse_fabrics(struct purlin_req *req)
 	struct nvme_command *cmd = req->cmd;
 
 	if (cmd->fabrics.fctype == nvme_fabrics_type_connect)
-		return NVME_SC_CMD_SEQ_ERROR | PRL_DNR;	/* already connected */
+		return NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR;	/* already connected */
 	if (req->sq->qid != 0)
-		return NVME_SC_INVALID_OPCODE | PRL_DNR;
+		return NVME_SC_INVALID_OPCODE | PURLIN_DNR;
 	switch (cmd->fabrics.fctype) {
 	case nvme_fabrics_type_property_get:
 		req->execute = purlin_execute_prop_get;
@@ -248,6 +248,6 @@ u16 purlin_parse_fabrics(struct purlin_req *req)
 		req->execute = purlin_execute_prop_set;
 		return 0;
 	default:
-		return NVME_SC_INVALID_OPCODE | PRL_DNR;
+		return NVME_SC_INVALID_OPCODE | PURLIN_DNR;
 	}
 }

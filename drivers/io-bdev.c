@@ -57,11 +57,11 @@ static u16 purlin_blk_status(struct purlin_req *req, blk_status_t sts)
 	case BLK_STS_OK:
 		return 0;
 	case BLK_STS_NOSPC:
-		return NVME_SC_CAP_EXCEEDED | PRL_DNR;
+		return NVME_SC_CAP_EXCEEDED | PURLIN_DNR;
 	case BLK_STS_TARGET:
-		return NVME_SC_LBA_RANGE | PRL_DNR;
+		return NVME_SC_LBA_RANGE | PURLIN_DNR;
 	case BLK_STS_NOTSUPP:
-		return NVME_SC_INVALID_OPCODE | PRL_DNR;
+		return NVME_SC_INVALID_OPCODE | PURLIN_DNR;
 	case BLK_STS_MEDIUM:
 	case BLK_STS_IOERR:
 		return write ? NVME_SC_WRITE_FAULT : NVME_SC_READ_ERROR;
@@ -130,7 +130,7 @@ static void purlin_submit_chain(struct purlin_req *req, struct bio *bio,
 			bio_put(bio);
 		purlin_req_complete(req, errno_to_blk_status(ret) ==
 				    BLK_STS_NOTSUPP ? NVME_SC_INVALID_OPCODE |
-				    PRL_DNR : NVME_SC_INTERNAL);
+				    PURLIN_DNR : NVME_SC_INTERNAL);
 		return;
 	}
 	if (!bio) {

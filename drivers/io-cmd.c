@@ -17,7 +17,7 @@ u16 purlin_check_lba_range(struct purlin_ns *ns, u64 slba, u64 nlb)
 	u64 nsze = READ_ONCE(ns->size) >> ns->blksize_shift;
 
 	if (slba >= nsze || nlb > nsze - slba)
-		return NVME_SC_LBA_RANGE | PRL_DNR;
+		return NVME_SC_LBA_RANGE | PURLIN_DNR;
 	return 0;
 }
 
@@ -30,8 +30,8 @@ static u16 purlin_parse_rw(struct purlin_req *req)
 
 	if (status)
 		return status;
-	if ((nlb << ns->blksize_shift) > PRL_MAX_XFER)
-		return NVME_SC_INVALID_FIELD | PRL_DNR;
+	if ((nlb << ns->blksize_shift) > PURLIN_MAX_XFER)
+		return NVME_SC_INVALID_FIELD | PURLIN_DNR;
 	req->data_len = nlb << ns->blksize_shift;
 	req->to_host = req->cmd->common.opcode == nvme_cmd_read;
 	req->execute = ns->backend->rw;
@@ -117,7 +117,7 @@ u16 purlin_parse_io(struct purlin_req *req)
 	 * namespace at all.
 	 */
 	if (!purlin_io_opcode_supported(cmd->common.opcode))
-		return NVME_SC_INVALID_OPCODE | PRL_DNR;
+		return NVME_SC_INVALID_OPCODE | PURLIN_DNR;
 	if (cmd->common.opcode == nvme_cmd_flush &&
 	    cmd->common.nsid == cpu_to_le32(NVME_NSID_ALL)) {
 		req->execute = purlin_execute_flush_all;
@@ -126,7 +126,7 @@ u16 purlin_parse_io(struct purlin_req *req)
 	req->ns = purlin_ns_get(req->sq->ctrl->subsys,
 				le32_to_cpu(cmd->common.nsid));
 	if (!req->ns)
-		return NVME_SC_INVALID_NS | PRL_DNR;
+		return NVME_SC_INVALID_NS | PURLIN_DNR;
 	status = purlin_ana_check(req->sq->port, req->ns);
 	if (status)
 		return status;

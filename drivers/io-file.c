@@ -70,11 +70,11 @@ static u16 purlin_file_status(struct purlin_req *req, long ret, size_t len)
 		return 0;
 	switch (ret) {
 	case -ENOSPC:
-		return NVME_SC_CAP_EXCEEDED | PRL_DNR;
+		return NVME_SC_CAP_EXCEEDED | PURLIN_DNR;
 	case -EOPNOTSUPP:
-		return NVME_SC_INVALID_OPCODE | PRL_DNR;
+		return NVME_SC_INVALID_OPCODE | PURLIN_DNR;
 	case -EFBIG:
-		return NVME_SC_LBA_RANGE | PRL_DNR;
+		return NVME_SC_LBA_RANGE | PURLIN_DNR;
 	default:
 		/* An error, or a short transfer. */
 		return write ? NVME_SC_WRITE_FAULT : NVME_SC_READ_ERROR;

@@ -26,34 +26,34 @@
 #define PURLIN_DISC_NQN		"nqn.2014-08.org.nvmexpress.discovery"
 
 /* Status code "Do Not Retry" bit (NVME_SC_DNR / NVME_STATUS_DNR). */
-#define PRL_DNR			0x4000
+#define PURLIN_DNR			0x4000
 
 /* Limits advertised to hosts. */
-#define PRL_MDTS_SHIFT		8	/* 2^8 * 4 KiB = 1 MiB */
-#define PRL_MAX_XFER		(1U << (PRL_MDTS_SHIFT + 12))
-#define PRL_MAX_QUEUE_SIZE	1024
-#define PRL_MIN_QUEUE_SIZE	16
-#define PRL_DEF_QUEUE_SIZE	128
-#define PRL_ADMIN_QUEUE_SIZE	32
-#define PRL_DEF_INLINE		4096
-#define PRL_MAX_INLINE		16384
-#define PRL_AERL		4	/* async event requests held */
-#define PRL_DISC_KATO_MS	120000
-#define PRL_MAX_QID		128
-#define PRL_ERR_SLOTS		64	/* error log entries per controller */
-#define PRL_MAX_ANA_GROUPS	128
+#define PURLIN_MDTS_SHIFT		8	/* 2^8 * 4 KiB = 1 MiB */
+#define PURLIN_MAX_XFER		(1U << (PURLIN_MDTS_SHIFT + 12))
+#define PURLIN_MAX_QUEUE_SIZE	1024
+#define PURLIN_MIN_QUEUE_SIZE	16
+#define PURLIN_DEF_QUEUE_SIZE	128
+#define PURLIN_ADMIN_QUEUE_SIZE	32
+#define PURLIN_DEF_INLINE		4096
+#define PURLIN_MAX_INLINE		16384
+#define PURLIN_AERL		4	/* async event requests held */
+#define PURLIN_DISC_KATO_MS	120000
+#define PURLIN_MAX_QID		128
+#define PURLIN_ERR_SLOTS		64	/* error log entries per controller */
+#define PURLIN_MAX_ANA_GROUPS	128
 /*
  * Unauthenticated queues (no controller yet, or a discovery controller),
  * per port and per peer address.
  */
-#define PRL_DEF_MAX_PENDING	64
-#define PRL_DEF_MAX_PENDING_PER_ADDR 16
-#define PRL_DEF_CONNECT_TIMEOUT_MS 10000
+#define PURLIN_DEF_MAX_PENDING	64
+#define PURLIN_DEF_MAX_PENDING_PER_ADDR 16
+#define PURLIN_DEF_CONNECT_TIMEOUT_MS 10000
 
 /* Data buffers come from the pool in chunks of this size (see bufpool.c). */
-#define PRL_CHUNK_ORDER		4
-#define PRL_CHUNK_SIZE		(PAGE_SIZE << PRL_CHUNK_ORDER)
-#define PRL_MAX_CHUNKS		(PRL_MAX_XFER / PRL_CHUNK_SIZE + 1)
+#define PURLIN_CHUNK_ORDER		4
+#define PURLIN_CHUNK_SIZE		(PAGE_SIZE << PURLIN_CHUNK_ORDER)
+#define PURLIN_MAX_CHUNKS		(PURLIN_MAX_XFER / PURLIN_CHUNK_SIZE + 1)
 
 /*
  * purlin_cfg_sem guards the configuration: the lists of subsystems, ports
@@ -94,10 +94,10 @@ struct purlin_buf_acct {
 };
 
 /* Shares of the pool (total chunks T), see admin-guide.md. */
-#define PRL_QUEUE_POOL_SHARE(t, depth) \
-	min_t(unsigned int, (t) / 8, (depth) * PRL_MAX_CHUNKS)
-#define PRL_CTRL_POOL_SHARE(t)	((t) / 4)
-#define PRL_DISC_POOL_SHARE(t)	((t) / 8)
+#define PURLIN_QUEUE_POOL_SHARE(t, depth) \
+	min_t(unsigned int, (t) / 8, (depth) * PURLIN_MAX_CHUNKS)
+#define PURLIN_CTRL_POOL_SHARE(t)	((t) / 4)
+#define PURLIN_DISC_POOL_SHARE(t)	((t) / 8)
 
 struct purlin_buf_waiter {
 	struct list_head entry;		/* a waiters list, or empty */
@@ -203,7 +203,7 @@ struct purlin_ns {
 	struct file *file;		/* file back end */
 	bool buffered_io;		/* file: page cache, not O_DIRECT */
 	struct purlin_io_stats __percpu *stats;	/* for the object's life */
-	u32 anagrpid;			/* 1..PRL_MAX_ANA_GROUPS, cfg_sem */
+	u32 anagrpid;			/* 1..PURLIN_MAX_ANA_GROUPS, cfg_sem */
 	u64 size;			/* bytes */
 	u8 blksize_shift;
 };
@@ -236,7 +236,7 @@ struct purlin_port {
 	struct config_group ana_groups_group;
 	struct purlin_ana_group ana_default;	/* group 1, always there */
 	/* ANA state of each group on this port, 0 = unknown; cfg_sem. */
-	u8 ana_state[PRL_MAX_ANA_GROUPS + 1];
+	u8 ana_state[PURLIN_MAX_ANA_GROUPS + 1];
 	struct list_head entry;		/* purlin_ports, cfg_sem */
 	struct list_head subsystems;	/* struct purlin_subsys_link, cfg_sem */
 	struct nvmf_disc_rsp_page_entry disc_addr;
@@ -303,11 +303,11 @@ struct purlin_ctrl {
 	u32 csts;
 	u32 aen_enabled;
 	u16 nr_io_queues;		/* granted by Set Features */
-	struct purlin_sq *sqs[PRL_MAX_QID + 1];
-	struct purlin_req *aer_reqs[PRL_AERL];
+	struct purlin_sq *sqs[PURLIN_MAX_QID + 1];
+	struct purlin_req *aer_reqs[PURLIN_AERL];
 	int nr_aer;
 	/* Events with no AER outstanding, sent as AERs arrive (events.c). */
-	u32 pending_events[PRL_AERL];
+	u32 pending_events[PURLIN_AERL];
 	int nr_pending_events;
 	/* Changed Namespace List log; 0xffffffff alone when it overflowed. */
 	u32 changed_ns[NVME_MAX_CHANGED_NAMESPACES];
@@ -319,7 +319,7 @@ struct purlin_ctrl {
 	struct purlin_buf_acct buf_acct;
 	/* Guards err_log and err_count; taken in any context. */
 	spinlock_t err_lock;
-	struct nvme_error_slot err_log[PRL_ERR_SLOTS];
+	struct nvme_error_slot err_log[PURLIN_ERR_SLOTS];
 	u64 err_count;
 
 	u32 kato;			/* ms, 0 = none */
@@ -355,7 +355,7 @@ struct purlin_req {
 	struct kiocb iocb;		/* file back end */
 	struct work_struct work;	/* file back end: blocking operations */
 	struct bio bio;
-	struct bio_vec bvec[PRL_MAX_CHUNKS + 1];
+	struct bio_vec bvec[PURLIN_MAX_CHUNKS + 1];
 };
 
 /* core.c */
@@ -508,7 +508,7 @@ static inline u32 purlin_log_data_len(struct purlin_req *req)
 		   (le32_to_cpu(req->cmd->common.cdw11) & 0xffff) << 16;
 	u64 len = (numd + 1) * 4;
 
-	return len > PRL_MAX_XFER ? 0 : len;
+	return len > PURLIN_MAX_XFER ? 0 : len;
 }
 
 #endif /* PURLIN_H */

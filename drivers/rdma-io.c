@@ -196,10 +196,10 @@ static u16 prl_map_sgl(struct prl_rdma_rsp *rsp)
 		return prl_map_keyed(rsp, ksgl, false);
 	case NVME_SGL_FMT_DATA_DESC << 4 | NVME_SGL_FMT_OFFSET:
 		if (!rsp->queue->inline_data_size)
-			return NVME_SC_SGL_INVALID_TYPE | PRL_DNR;
+			return NVME_SC_SGL_INVALID_TYPE | PURLIN_DNR;
 		return prl_map_inline(rsp, sgl);
 	default:
-		return NVME_SC_SGL_INVALID_TYPE | PRL_DNR;
+		return NVME_SC_SGL_INVALID_TYPE | PURLIN_DNR;
 	}
 }
 
@@ -209,8 +209,8 @@ static u16 prl_map_keyed(struct prl_rdma_rsp *rsp,
 	struct purlin_req *req = &rsp->req;
 	u32 len = get_unaligned_le24(sgl->length);
 
-	if (len > PRL_MAX_XFER)
-		return NVME_SC_SGL_INVALID_DATA | PRL_DNR;
+	if (len > PURLIN_MAX_XFER)
+		return NVME_SC_SGL_INVALID_DATA | PURLIN_DNR;
 	req->transfer_len = len;
 	rsp->remote_addr = le64_to_cpu(sgl->addr);
 	rsp->rkey = get_unaligned_le32(sgl->key);
@@ -230,12 +230,12 @@ static u16 prl_map_inline(struct prl_rdma_rsp *rsp, struct nvme_sgl_desc *sgl)
 	u32 received = cmd->byte_len - sizeof(struct nvme_command);
 
 	if (req->to_host)
-		return NVME_SC_INVALID_FIELD | PRL_DNR;
+		return NVME_SC_INVALID_FIELD | PURLIN_DNR;
 	/* Offset and length are checked on their own: no sum can wrap. */
 	if (off > size || off > received)
-		return NVME_SC_SGL_INVALID_OFFSET | PRL_DNR;
+		return NVME_SC_SGL_INVALID_OFFSET | PURLIN_DNR;
 	if (len > size - off || len > received - off)
-		return NVME_SC_SGL_INVALID_DATA | PRL_DNR;
+		return NVME_SC_SGL_INVALID_DATA | PURLIN_DNR;
 	req->transfer_len = len;
 	if (!len)
 		return 0;

@@ -275,7 +275,7 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 	attr.cap.max_send_wr = queue->send_queue_size + 1;
 	attr.cap.max_rdma_ctxs = queue->nr_rsps;
 	attr.cap.max_send_sge = max_t(u32, 1, min_t(u32, ib->attrs.max_send_sge,
-						  PRL_MAX_CHUNKS));
+						  PURLIN_MAX_CHUNKS));
 	attr.cap.max_recv_wr = queue->recv_queue_size + 1;
 	attr.cap.max_recv_sge = queue->inline_data_size ? 2 : 1;
 
@@ -347,7 +347,7 @@ static bool prl_same_addr(const struct sockaddr_storage *a,
  * A Linux host connects all its I/O queues at the RDMA CM before it sends
  * any of their Fabrics Connects.  An I/O queue from an address that already
  * has an admin queue with a controller of a normal subsystem on this port
- * is vouched for: those count apart, up to PRL_MAX_QID per such admin
+ * is vouched for: those count apart, up to PURLIN_MAX_QID per such admin
  * queue, so a many-core host is not refused by the per-address limit.
  */
 static bool prl_pending_add(struct prl_rdma_port *rport,
@@ -377,7 +377,7 @@ static bool prl_pending_add(struct prl_rdma_port *rport,
 			same++;
 	}
 	if (queue->vouched)
-		ok = same_vouched < vouch * PRL_MAX_QID;
+		ok = same_vouched < vouch * PURLIN_MAX_QID;
 	else
 		ok = rport->nr_pending < port->max_pending &&
 		     same < port->max_pending_per_addr;
@@ -471,11 +471,11 @@ static u16 prl_check_cm_req(struct purlin_port *port,
 	if (le16_to_cpu(req->recfmt) != NVME_RDMA_CM_FMT_1_0)
 		return NVME_RDMA_CM_INVALID_RECFMT;
 	*qid = le16_to_cpu(req->qid);
-	if (*qid > PRL_MAX_QID)
+	if (*qid > PURLIN_MAX_QID)
 		return NVME_RDMA_CM_INVALID_QID;
-	/* Admin queues, discovery's included, hold PRL_ADMIN_QUEUE_SIZE. */
+	/* Admin queues, discovery's included, hold PURLIN_ADMIN_QUEUE_SIZE. */
 	if (*qid == 0)
-		max = PRL_ADMIN_QUEUE_SIZE;
+		max = PURLIN_ADMIN_QUEUE_SIZE;
 	/* hsqsize is 0's based; the receive queue holds hsqsize + 1. */
 	*rqsize = le16_to_cpu(req->hsqsize) + 1;
 	if (*rqsize < 2 || *rqsize > max)
@@ -536,7 +536,7 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	INIT_LIST_HEAD(&queue->zombies);
 	purlin_buf_waiter_init(&queue->buf_waiter, prl_wait_work);
 	purlin_buf_acct_init(&queue->buf_acct,
-			     PRL_QUEUE_POOL_SHARE(purlin_bufpool_total(),
+			     PURLIN_QUEUE_POOL_SHARE(purlin_bufpool_total(),
 						  rqsize));
 	INIT_DELAYED_WORK(&queue->connect_timeout, prl_connect_timeout);
 	INIT_WORK(&queue->release_work, prl_release_work);

@@ -117,7 +117,7 @@ struct prl_rdma_rsp {
 	int nr_accts;
 	bool own_buf;			/* data in queue->connect_page */
 	struct list_head entry;		/* free_rsps, a wait list or zombies */
-	struct scatterlist sgl[PRL_MAX_CHUNKS];
+	struct scatterlist sgl[PURLIN_MAX_CHUNKS];
 };
 
 struct prl_rdma_queue {

@@ -3,7 +3,7 @@
  * I/O statistics and the logs built from them: per namespace and per
  * controller counters (per-CPU, updated at completion in any context),
  * the SMART / Health log, and the controller's error log (a ring of the
- * last PRL_ERR_SLOTS failed commands).  Administrators read the counters
+ * last PURLIN_ERR_SLOTS failed commands).  Administrators read the counters
  * in configfs: namespaces/<nsid>/stats and subsystems/<nqn>/controllers.
  */
 #define pr_fmt(fmt) "purlin: " fmt
@@ -73,7 +73,7 @@ static void purlin_error_ring_add(struct purlin_req *req, u16 status)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ctrl->err_lock, flags);
-	e = &ctrl->err_log[ctrl->err_count % PRL_ERR_SLOTS];
+	e = &ctrl->err_log[ctrl->err_count % PURLIN_ERR_SLOTS];
 	memset(e, 0, sizeof(*e));
 	e->error_count = cpu_to_le64(++ctrl->err_count);
 	e->sqid = cpu_to_le16(req->sq->qid);
@@ -93,7 +93,7 @@ void purlin_stats_account(struct purlin_req *req, u16 status)
 	struct purlin_ctrl *ctrl = req->sq->ctrl;
 	u8 op = req->cmd->common.opcode;
 
-	if (status && ctrl && !(status == (NVME_SC_ABORT_REQ | PRL_DNR) &&
+	if (status && ctrl && !(status == (NVME_SC_ABORT_REQ | PURLIN_DNR) &&
 				req->cmd->common.opcode == nvme_admin_async_event))
 		purlin_error_ring_add(req, status);
 	if (!req->ns || !req->sq->qid)
@@ -110,9 +110,9 @@ u32 purlin_error_ring_read(struct purlin_ctrl *ctrl, struct nvme_error_slot *out
 	u32 n, i;
 
 	spin_lock_irqsave(&ctrl->err_lock, flags);
-	n = min_t(u64, ctrl->err_count, PRL_ERR_SLOTS);
+	n = min_t(u64, ctrl->err_count, PURLIN_ERR_SLOTS);
 	for (i = 0; i < n; i++)
-		out[i] = ctrl->err_log[(ctrl->err_count - 1 - i) % PRL_ERR_SLOTS];
+		out[i] = ctrl->err_log[(ctrl->err_count - 1 - i) % PURLIN_ERR_SLOTS];
 	spin_unlock_irqrestore(&ctrl->err_lock, flags);
 	return n;
 }
@@ -158,7 +158,7 @@ u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,
 	if (nsid && nsid != 0xffffffff) {
 		ns = purlin_ns_get(ctrl->subsys, nsid);
 		if (!ns)
-			return NVME_SC_INVALID_NS | PRL_DNR;
+			return NVME_SC_INVALID_NS | PURLIN_DNR;
 		purlin_ns_counters(ns, &sum);
 		purlin_ns_put(ns);
 	} else {

@@ -55,7 +55,7 @@ static void hex_only(char *out, const char *in, size_t cap)
 /*
  * Port parameters where -1 asks for the default: Purlin stores and shows
  * the default's number instead (nvmet shows -1 itself), so a wanted -1 is
- * met by that number.  These are the kernel's PRL_DEF_* values
+ * met by that number.  These are the kernel's PURLIN_DEF_* values
  * (drivers/purlin.h); the "read ports/... param_*" lines of
  * tests/vm/data/configfs-ops.txt, replayed on the real kernel, catch a
  * change there.

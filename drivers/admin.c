@@ -463,7 +463,7 @@ static void purlin_execute_set_features(struct purlin_req *req)
 			kato = PURLIN_DISC_KATO_MS;
 		/* Under ctrl->lock, as purlin_ka_work() re-arms under it. */
 		mutex_lock(&ctrl->lock);
-		ctrl->kato = kato;
+		WRITE_ONCE(ctrl->kato, kato);
 		if (kato)
 			mod_delayed_work(purlin_wq, &ctrl->ka_work,
 					 msecs_to_jiffies(kato));
@@ -494,7 +494,7 @@ static void purlin_execute_get_features(struct purlin_req *req)
 		purlin_req_set_result(req, n << 16 | n);
 		break;
 	case NVME_FEAT_KATO:
-		purlin_req_set_result(req, ctrl->kato);
+		purlin_req_set_result(req, READ_ONCE(ctrl->kato));
 		break;
 	case NVME_FEAT_ASYNC_EVENT:
 		purlin_req_set_result(req, READ_ONCE(ctrl->aen_enabled));

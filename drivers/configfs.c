@@ -790,7 +790,7 @@ static ssize_t purlin_subsys_controllers_show(struct config_item *item,
 			       "cntlid=%u host=%s port=%u queues=%d kato_ms=%u ",
 			       ctrl->cntlid, ctrl->hostnqn,
 			       le16_to_cpu(ctrl->port->disc_addr.portid),
-			       queues, ctrl->kato);
+			       queues, READ_ONCE(ctrl->kato));
 		n += purlin_stats_show(&sum, page + n, PAGE_SIZE - n - 1);
 		page[n++] = '\n';
 	}

@@ -322,7 +322,12 @@ struct purlin_ctrl {
 	struct nvme_error_slot err_log[PURLIN_ERR_SLOTS];
 	u64 err_count;
 
-	u32 kato;			/* ms, 0 = none */
+	/*
+	 * ms, 0 = none.  Set at creation, then written under lock (Set
+	 * Features), which purlin_ka_work() reads it under; other readers
+	 * (Get Features, configfs) use READ_ONCE().
+	 */
+	u32 kato;
 	bool ka_seen;			/* traffic since the last check */
 	struct delayed_work ka_work;
 	struct work_struct fatal_work;

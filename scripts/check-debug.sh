@@ -54,27 +54,7 @@ MULTIPATH_TESTS="purlin-ana"
 OWN_BOOT_TESTS="purlin-fault-link"
 known=$top/scripts/debug-kernel.known
 
-pass=0 fail=0 skip=0
-result() {	# result PASS|FAIL|SKIP name [detail]
-	case "$1" in
-	PASS) pass=$((pass + 1)) ;;
-	FAIL) fail=$((fail + 1)) ;;
-	SKIP) skip=$((skip + 1)) ;;
-	esac
-	echo "$1 $2${3:+: $3}"
-}
-count_lines() {	# add a harness log's PASS/FAIL/SKIP lines to the totals
-	local p f s
-	p=$(grep -c '^PASS ' "$1")
-	f=$(grep -c '^FAIL ' "$1")
-	s=$(grep -c '^SKIP ' "$1")
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-}
-finish() {
-	echo "$pass passed, $fail failed, $skip skipped"
-	[ "$fail" -eq 0 ]
-	exit
-}
+. "$top/scripts/results.sh"
 # budget TEST...: the harness's own default time limit for these tests
 # (60 s + each test's "# timeout:"), scaled for the debug kernel.
 budget() {

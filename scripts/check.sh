@@ -10,28 +10,7 @@ cd "$top"
 logdir=$top/build/check
 mkdir -p "$logdir"
 
-pass=0 fail=0 skip=0
-result() {	# result PASS|FAIL|SKIP name [detail]
-	case "$1" in
-	PASS) pass=$((pass + 1)) ;;
-	FAIL) fail=$((fail + 1)) ;;
-	SKIP) skip=$((skip + 1)) ;;
-	esac
-	echo "$1 $2${3:+: $3}"
-}
-# count_lines FILE: add the harness's PASS/FAIL/SKIP lines to the totals.
-count_lines() {
-	local p f s
-	p=$(grep -c '^PASS ' "$1")
-	f=$(grep -c '^FAIL ' "$1")
-	s=$(grep -c '^SKIP ' "$1")
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-}
-finish() {
-	echo "$pass passed, $fail failed, $skip skipped"
-	[ "$fail" -eq 0 ]
-	exit
-}
+. "$top/scripts/results.sh"
 
 echo "== dependencies"
 if ! scripts/deps.sh; then

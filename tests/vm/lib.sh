@@ -12,6 +12,7 @@ TRADDR6=fd99::1
 HOSTNQN=$(cat /etc/nvme/hostnqn)
 NVMET_CFS=/sys/kernel/config/nvmet
 PURLIN_CFS=/sys/kernel/config/purlin
+LIVE=/sys/module/purlin/parameters/live
 
 # Slow (debug) kernels: the harness sets PURLIN_TIMEOUT_SCALE (a factor,
 # from purlin_timeout_scale= on the kernel command line); every wait below
@@ -23,6 +24,26 @@ fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 # report LINE: a line the host prints in its summary.
 report() { echo "SAY $*"; }
+
+# expect_err RC TEXT CMD...: CMD exits with status RC ("-": any failure)
+# and its standard error contains TEXT (a fixed string; "" when the caller
+# checks the output itself).  stdout is left in out.txt, stderr in err.txt.
+expect_err() {
+	local want=$1 text=$2 rc
+	shift 2
+	set +e
+	"$@" > out.txt 2> err.txt
+	rc=$?
+	set -e
+	cat out.txt err.txt
+	if [ "$want" = - ]; then
+		[ "$rc" -ne 0 ] || fail "succeeded: $*"
+	else
+		[ "$rc" -eq "$want" ] || fail "'$*' exited $rc, not $want"
+	fi
+	[ -z "$text" ] || grep -qF -- "$text" err.txt ||
+		fail "'$*': error does not say '$text'"
+}
 
 # expect_fail CMD...: CMD must fail.
 expect_fail() {
@@ -191,7 +212,7 @@ purlin_export() {
 
 # purlin_clear: remove every Purlin object (links first) and unload.
 purlin_clear() {
-	local p s n
+	local p s n r h
 	[ -d $PURLIN_CFS ] || return 0
 	for p in $PURLIN_CFS/ports/*; do
 		[ -d "$p" ] || continue
@@ -416,3 +437,26 @@ expect_status() {
 # after it (counts taken this way cannot fall when the ring buffer wraps).
 kmark() { echo "purlin-test: mark $1" > /dev/kmsg; }
 since_mark() { dmesg | sed -n "/purlin-test: mark $1\$/,\$p"; }
+
+# Fault tests.  timed_log: from now on log lines carry the seconds since
+# this call.  MB: a mebibyte.
+MB=1048576
+timed_log() {
+	T0=$(date +%s)
+	log() { echo "== [$(($(date +%s) - T0))s] $*"; }
+}
+
+# region_fio NAME OFFSET_MB SIZE_MB [fio options]: on $dev,: sequential crc32c
+# pattern over a region (the same job definition writes and re-verifies).
+region_fio() {
+	local name=$1 off=$2 size=$3
+	shift 3
+	fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 \
+		--rw=write --bs=128k --iodepth=8 --offset=$((off * MB)) \
+		--size=$((size * MB)) --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 "$@" > "$name.out" 2>&1 ||
+		{ cat "$name.out"; fail "fio $name $*"; }
+	grep -q "err= 0" "$name.out" || { cat "$name.out"; fail "fio $name: errors"; }
+	! grep -qi "verify.*fail\|bad magic\|bad header" "$name.out" ||
+		{ cat "$name.out"; fail "fio $name: verify errors"; }
+}

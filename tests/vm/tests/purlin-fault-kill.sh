@@ -19,30 +19,11 @@
 # and an `nvme disconnect` during that once took longer than 60 s.
 # timeout: 240
 
-# log lines carry the seconds since the test started
-T0=$(date +%s)
-log() { echo "== [$(($(date +%s) - T0))s] $*"; }
+timed_log
 
 NQN=nqn.2026-11.io.purlin.test:fault-kill
-LIVE=/sys/module/purlin/parameters/live
-MB=1048576
 
 
-
-# region_fio NAME OFFSET_MB SIZE_MB [fio options]: sequential crc32c
-# pattern over a region (the same job definition writes and re-verifies).
-region_fio() {
-	local name=$1 off=$2 size=$3
-	shift 3
-	fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 \
-		--rw=write --bs=128k --iodepth=8 --offset=$((off * MB)) \
-		--size=$((size * MB)) --verify=crc32c --verify_fatal=1 \
-		--do_verify=1 "$@" > "$name.out" 2>&1 ||
-		{ cat "$name.out"; fail "fio $name $*"; }
-	grep -q "err= 0" "$name.out" || { cat "$name.out"; fail "fio $name: errors"; }
-	! grep -qi "verify.*fail\|bad magic\|bad header" "$name.out" ||
-		{ cat "$name.out"; fail "fio $name: verify errors"; }
-}
 
 # wait_deep: 60 s (wall clock) for 32 or more requests in use on the target
 wait_deep() {

@@ -26,14 +26,10 @@
 # failing any other way, or failing after an idle flap, fails the test.
 # timeout: 300
 
-# log lines carry the seconds since the test started
-T0=$(date +%s)
-log() { echo "== [$(($(date +%s) - T0))s] $*"; }
+timed_log
 
 NQN=nqn.2026-11.io.purlin.test:fault-link
-LIVE=/sys/module/purlin/parameters/live
 NS=$PURLIN_CFS/subsystems/$NQN/namespaces/1
-MB=1048576
 
 commands() {
 	tr ' ' '\n' < $NS/stats |
@@ -77,10 +73,7 @@ dev=$(nvme_connect $NQN 4420 --keep-alive-tmo=120)
 ctrl=$(basename $(ctrl_of $dev))
 
 log "region A (0..16 MiB): crc32c pattern before the faults"
-fio --name=regionA --filename="$dev" --ioengine=libaio --direct=1 --rw=write \
-	--bs=128k --iodepth=8 --size=$((16 * MB)) --verify=crc32c \
-	--verify_fatal=1 --do_verify=1 > regionA.out 2>&1 ||
-	{ cat regionA.out; fail "region A write"; }
+region_fio regionA 0 16
 
 log "idle flap: nothing in flight, nothing torn down"
 cntlid=$(cat /sys/class/nvme/$ctrl/cntlid)
@@ -157,10 +150,7 @@ done
 bgv_stop "the last flap"
 
 log "region A still verifies"
-fio --name=regionA --filename="$dev" --ioengine=libaio --direct=1 --rw=write \
-	--bs=128k --iodepth=8 --size=$((16 * MB)) --verify=crc32c \
-	--verify_fatal=1 --do_verify=1 --verify_only > regionA2.out 2>&1 ||
-	{ cat regionA2.out; fail "region A verify after the flaps"; }
+region_fio regionA 0 16 --verify_only
 
 nvme_disconnect $NQN
 await "[ \"\$(cat $LIVE)\" = \"$base\" ]" 300 "live objects not back to baseline ($base)"

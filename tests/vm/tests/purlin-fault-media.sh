@@ -12,15 +12,11 @@
 # bad blocks makes the range usable again.
 # timeout: 240
 
-# log lines carry the seconds since the test started
-T0=$(date +%s)
-log() { echo "== [$(($(date +%s) - T0))s] $*"; }
+timed_log
 
 NQN=nqn.2026-11.io.purlin.test:fault-media
-LIVE=/sys/module/purlin/parameters/live
 NB=/sys/kernel/config/nullb/fmedia
 S=$PURLIN_CFS/subsystems/$NQN
-MB=1048576
 # patterns on 0..16 and 32..48 MiB, verified load on 48..64 MiB, bad
 # range: 64 KiB at 24 MiB (512-byte sectors = LBAs)
 BAD0=$((24 * MB / 512))

@@ -9,15 +9,11 @@
 # and a region written before the faults still verifies.
 # timeout: 240
 
-# log lines carry the seconds since the test started
-T0=$(date +%s)
-log() { echo "== [$(($(date +%s) - T0))s] $*"; }
+timed_log
 
 NQN=nqn.2026-11.io.purlin.test:fault-port
-LIVE=/sys/module/purlin/parameters/live
 P=$PURLIN_CFS/ports/1
 NS=$PURLIN_CFS/subsystems/$NQN/namespaces/1
-MB=1048576
 
 # commands: reads + writes the namespace has executed (target side)
 commands() {
@@ -36,10 +32,7 @@ await "[ \$(live reqs) -le 1 ]" 100 "not idle"
 idle=$(live reqs)
 
 log "region A (0..16 MiB): crc32c pattern before the faults"
-fio --name=regionA --filename="$dev" --ioengine=libaio --direct=1 --rw=write \
-	--bs=128k --iodepth=8 --size=$((16 * MB)) --verify=crc32c \
-	--verify_fatal=1 --do_verify=1 > regionA.out 2>&1 ||
-	{ cat regionA.out; fail "region A write"; }
+region_fio regionA 0 16
 
 # Verified writers over 32..48 MiB until the faults are over (lib.sh).
 bgv_start "$dev" $((32 * MB)) $((16 * MB))
@@ -89,10 +82,7 @@ log "unlink + relink: reconnected, I/O resumed"
 bgv_stop "the faults"
 
 log "region A still verifies"
-fio --name=regionA --filename="$dev" --ioengine=libaio --direct=1 --rw=write \
-	--bs=128k --iodepth=8 --size=$((16 * MB)) --verify=crc32c \
-	--verify_fatal=1 --do_verify=1 --verify_only > regionA2.out 2>&1 ||
-	{ cat regionA2.out; fail "region A verify after the faults"; }
+region_fio regionA 0 16 --verify_only
 
 nvme_disconnect $NQN
 await "[ \"\$(cat $LIVE)\" = \"$base\" ]" 300 "live objects not back to baseline ($base)"

@@ -18,7 +18,6 @@
 
 NQN=nqn.2026-11.io.purlin.test:hostile
 ATTACKER=10.99.0.3
-LIVE=/sys/module/purlin/parameters/live
 HOST_SECS=${HOST_SECS:-60}
 # An attack repeats its rounds until SIGUSR1, for this long at most; and
 # nvmf-wire's own limit per scenario (it prints FAIL and exits after it).

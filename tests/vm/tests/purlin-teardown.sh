@@ -13,10 +13,8 @@
 
 NQN=nqn.2026-11.io.purlin.test:teardown
 P=$PURLIN_CFS/ports/1
-LIVE=/sys/module/purlin/parameters/live
 brd_create 64
 purlin_export $NQN /dev/ram0 1
-MB=1048576
 
 wait_idle() {
 	wait_for "grep -q 'ctrls=0 queues=0 reqs=0' $LIVE" ${1:-150} ||

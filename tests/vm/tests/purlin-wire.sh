@@ -7,7 +7,6 @@
 # timeout: 300
 
 NQN=nqn.2026-11.io.purlin.test:wire
-LIVE=/sys/module/purlin/parameters/live
 
 brd_create 64
 purlin_subsys $NQN

@@ -33,19 +33,6 @@ sim() {
 	rm -f $UNDO
 }
 
-# expect_err RC PATTERN CMD...: CMD exits with RC and its stderr matches PATTERN.
-expect_err() {
-	local want=$1 pat=$2 rc
-	shift 2
-	set +e
-	"$@" > out.txt 2> err.txt
-	rc=$?
-	set -e
-	cat out.txt err.txt
-	[ "$rc" -eq "$want" ] || fail "'$*' exited $rc, not $want"
-	[ -z "$pat" ] || grep -qF -- "$pat" err.txt || fail "'$*': error does not say '$pat'"
-}
-
 # has FILE LINE...: FILE has each LINE, whole.
 has() {
 	local f=$1

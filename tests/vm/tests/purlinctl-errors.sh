@@ -7,15 +7,6 @@
 NQN=nqn.2026-11.io.purlin.test:ctlerr
 brd_create 16
 
-# expect_err PATTERN CMD...: CMD fails and its stderr matches PATTERN.
-expect_err() {
-	local pat=$1
-	shift
-	if "$@" 2> err.txt; then fail "succeeded: $*"; fi
-	cat err.txt
-	grep -q "$pat" err.txt || fail "error for '$*' does not say '$pat'"
-}
-
 # nothing_configured: the Purlin tree is empty.
 nothing_configured() {
 	[ -z "$(ls -A $PURLIN_CFS/subsystems)$(ls -A $PURLIN_CFS/ports)$(ls -A $PURLIN_CFS/hosts)" ] ||
@@ -31,24 +22,24 @@ set -e
 cat err.txt
 grep -q "subsys nqn 'bad/nqn' must be printable ASCII without '/'" err.txt ||
 	fail "bad NQN: the message does not say why"
-expect_err "ns nsid '0' must be a decimal in 1..4294967294" purlinctl ns add $NQN 0 path /dev/ram0
-expect_err "addr_traddr must be an IPv4 address" purlinctl port add 1 traddr 999.9.9.9
+expect_err - "ns nsid '0' must be a decimal in 1..4294967294" purlinctl ns add $NQN 0 path /dev/ram0
+expect_err - "addr_traddr must be an IPv4 address" purlinctl port add 1 traddr 999.9.9.9
 nothing_configured
 
 log "malformed and inconsistent files: nothing applied"
 echo '{ "subsystems": [ ' > bad.json
-expect_err "bad.json: line 2, column 1: invalid JSON: the document ends before it is complete" \
+expect_err - "bad.json: line 2, column 1: invalid JSON: the document ends before it is complete" \
 	purlinctl restore bad.json
 # port 2 links a subsystem the file does not define
 sed 's|^        "nqn.2026-11.io.purlin.test:restore-b"$|        "nqn.2026-11.io.purlin.test:nope"|' \
 	/tests/data/two-by-two.json > dangling.json
 grep -q ':nope"' dangling.json || fail "test file not built"
-expect_err "nope" purlinctl restore dangling.json
+expect_err - "nope" purlinctl restore dangling.json
 nothing_configured
 
 log "a kernel refusal half-way through a restore rolls back"
 # /dev/ram1 .. ram3 do not exist (one brd disk): the kernel refuses them.
-expect_err "ns 2: device_path: No such file" purlinctl restore /tests/data/two-by-two.json
+expect_err - "ns 2: device_path: No such file" purlinctl restore /tests/data/two-by-two.json
 grep -qi "rolled back" err.txt || fail "no rollback reported"
 nothing_configured
 
@@ -56,10 +47,10 @@ log "kernel errno text reaches the user"
 purlinctl subsys add $NQN allow-any-host on
 purlinctl ns add $NQN 1 path /dev/ram0
 purlinctl port add 1 traddr 10.99.0.77
-expect_err "Cannot assign requested address" purlinctl port link 1 $NQN
+expect_err - "Cannot assign requested address" purlinctl port link 1 $NQN
 purlinctl port set 1 traddr $TRADDR
 purlinctl port link 1 $NQN
-expect_err "ermission denied\|busy\|Busy" purlinctl port set 1 trsvcid 4425
+expect_err - "ermission denied\|busy\|Busy" purlinctl port set 1 trsvcid 4425
 purlinctl -j subsys show $NQN > show.json
 grep -q '"serial"' show.json || fail "JSON show has no serial"
 purlinctl clear

@@ -10,19 +10,6 @@
 export PURLIN_STATE_DIR=/tmp/t/state
 TOS=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
 
-# expect_err RC PATTERN CMD...: CMD exits with RC and its stderr matches PATTERN.
-expect_err() {
-	local want=$1 pat=$2 rc
-	shift 2
-	set +e
-	"$@" > out.txt 2> err.txt
-	rc=$?
-	set -e
-	cat err.txt
-	[ "$rc" -eq "$want" ] || fail "'$*' exited $rc, not $want"
-	[ -z "$pat" ] || grep -q -- "$pat" err.txt || fail "'$*': error does not say '$pat'"
-}
-
 # ethtool_val NAME: the value of "NAME: value" in the ethtool output on stdin.
 ethtool_val() {
 	sed -n "s/^$1:[[:space:]]*//p" | head -n1

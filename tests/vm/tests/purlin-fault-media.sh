@@ -23,17 +23,12 @@ BAD0=$((24 * MB / 512))
 BAD1=$((BAD0 + 127))
 
 errors() { tr ' ' '\n' < $S/namespaces/1/stats | sed -n 's/^errors=//p'; }
-# region NAME OFFSET_MB SIZE_MB [fio options]: sequential crc32c pattern;
-# the same definition writes and (with --verify_only) re-verifies it.
+# region NAME OFFSET_MB SIZE_MB [fio options]: region_fio (lib.sh) in
+# 64 KiB writes.
 region() {
 	local name=$1 off=$2 size=$3
 	shift 3
-	fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 \
-		--rw=write --bs=64k --iodepth=8 --offset=$((off * MB)) \
-		--size=$((size * MB)) --verify=crc32c --verify_fatal=1 \
-		--do_verify=1 "$@" > "$name.out" 2>&1 ||
-		{ cat "$name.out"; fail "fio $name $*"; }
-	grep -q "err= 0" "$name.out" || { cat "$name.out"; fail "fio $name: errors"; }
+	region_fio "$name" "$off" "$size" --bs=64k "$@"
 }
 
 MARK="purlin-fault-media: start $$"

@@ -192,6 +192,7 @@ static int prl_add_port(struct purlin_port *port)
 	struct prl_rdma_port *rport;
 	int ret;
 
+	lockdep_assert_held_write(&purlin_cfg_sem);
 	rport = kzalloc(sizeof(*rport), GFP_KERNEL);
 	if (!rport)
 		return -ENOMEM;

@@ -72,9 +72,15 @@ int purlin_bufpool_init(unsigned int megabytes)
 	pool.free = kvcalloc(n, sizeof(*pool.free), GFP_KERNEL);
 	if (!pool.free)
 		return -ENOMEM;
+	/*
+	 * Compound pages: a file system's direct I/O may take a reference on
+	 * any page of a chunk (the legacy fs/direct-io.c path, vfat's, does);
+	 * on a plain high-order allocation a tail page's reference count would
+	 * go 0 -> 1 -> 0 and free it under us.
+	 */
 	for (pool.nr_free = 0; pool.nr_free < n; pool.nr_free++) {
-		struct page *p = alloc_pages(GFP_KERNEL | __GFP_NOWARN,
-					     PURLIN_CHUNK_ORDER);
+		struct page *p = alloc_pages(GFP_KERNEL | __GFP_NOWARN |
+					     __GFP_COMP, PURLIN_CHUNK_ORDER);
 
 		if (!p)
 			break;

@@ -89,7 +89,9 @@ static int prl_alloc_cmds(struct prl_rdma_queue *queue)
 		INIT_LIST_HEAD(&cmd->entry);
 		if (!queue->inline_data_size)
 			continue;
-		cmd->inline_page = alloc_pages(GFP_KERNEL, queue->inline_order);
+		/* Compound, as the pool's chunks (bufpool.c). */
+		cmd->inline_page = alloc_pages(GFP_KERNEL | __GFP_COMP,
+					       queue->inline_order);
 		if (!cmd->inline_page)
 			goto fail;
 		cmd->sge[1].addr = ib_dma_map_page(ib, cmd->inline_page, 0,

@@ -395,11 +395,11 @@ static void purlin_log_effects(struct purlin_req *req)
 	}
 	for (i = 0; i < ARRAY_SIZE(admin); i++)
 		log->acs[admin[i]] = cpu_to_le32(NVME_CMD_EFFECTS_CSUPP);
-	log->iocs[nvme_cmd_read] = cpu_to_le32(NVME_CMD_EFFECTS_CSUPP);
-	log->iocs[nvme_cmd_flush] = cpu_to_le32(NVME_CMD_EFFECTS_CSUPP);
+	for (i = 0; i < ARRAY_SIZE(log->iocs); i++)
+		if (purlin_io_opcode_supported(i))
+			log->iocs[i] = cpu_to_le32(NVME_CMD_EFFECTS_CSUPP);
 	for (i = 0; i < ARRAY_SIZE(io_lbcc); i++)
-		log->iocs[io_lbcc[i]] = cpu_to_le32(NVME_CMD_EFFECTS_CSUPP |
-						    NVME_CMD_EFFECTS_LBCC);
+		log->iocs[io_lbcc[i]] |= cpu_to_le32(NVME_CMD_EFFECTS_LBCC);
 	purlin_complete_log(req, log, sizeof(*log));
 	kfree(log);
 }

@@ -13,7 +13,7 @@
 
 /*
  * Open the namespace's block device: -ENOTBLK, quietly, when device_path
- * is not one (then it is a file, see purlin_ns_open()).
+ * is not one (then it is a file, see purlin_ns_enable()).
  */
 static int purlin_bdev_open(struct purlin_ns *ns)
 {
@@ -222,7 +222,6 @@ static void purlin_bdev_execute_flush(struct purlin_req *req)
 }
 
 const struct purlin_backend_ops purlin_bdev_ops = {
-	.name = "block device",
 	.open = purlin_bdev_open,
 	.close = purlin_bdev_close,
 	.size = purlin_bdev_size,

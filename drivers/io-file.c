@@ -322,7 +322,6 @@ static void purlin_file_execute_dsm(struct purlin_req *req)
 }
 
 const struct purlin_backend_ops purlin_file_ops = {
-	.name = "file",
 	.open = purlin_file_open,
 	.close = purlin_file_close,
 	.size = purlin_file_size,

@@ -23,32 +23,32 @@
 
 #include "compat.h"
 
-#define PURLIN_DISC_NQN		"nqn.2014-08.org.nvmexpress.discovery"
+#define PURLIN_DISC_NQN			"nqn.2014-08.org.nvmexpress.discovery"
 
 /* Status code "Do Not Retry" bit (NVME_SC_DNR / NVME_STATUS_DNR). */
 #define PURLIN_DNR			0x4000
 
 /* Limits advertised to hosts. */
 #define PURLIN_MDTS_SHIFT		8	/* 2^8 * 4 KiB = 1 MiB */
-#define PURLIN_MAX_XFER		(1U << (PURLIN_MDTS_SHIFT + 12))
-#define PURLIN_MAX_QUEUE_SIZE	1024
-#define PURLIN_MIN_QUEUE_SIZE	16
-#define PURLIN_DEF_QUEUE_SIZE	128
-#define PURLIN_ADMIN_QUEUE_SIZE	32
+#define PURLIN_MAX_XFER			(1U << (PURLIN_MDTS_SHIFT + 12))
+#define PURLIN_MAX_QUEUE_SIZE		1024
+#define PURLIN_MIN_QUEUE_SIZE		16
+#define PURLIN_DEF_QUEUE_SIZE		128
+#define PURLIN_ADMIN_QUEUE_SIZE		32
 #define PURLIN_DEF_INLINE		4096
 #define PURLIN_MAX_INLINE		16384
-#define PURLIN_AERL		4	/* async event requests held */
-#define PURLIN_DISC_KATO_MS	120000
-#define PURLIN_MAX_QID		128
+#define PURLIN_AERL			4	/* async event requests held */
+#define PURLIN_DISC_KATO_MS		120000
+#define PURLIN_MAX_QID			128
 #define PURLIN_ERR_SLOTS		64	/* error log entries per controller */
-#define PURLIN_MAX_ANA_GROUPS	128
+#define PURLIN_MAX_ANA_GROUPS		128
 /*
  * Unauthenticated queues (no controller yet, or a discovery controller),
  * per port and per peer address.
  */
-#define PURLIN_DEF_MAX_PENDING	64
-#define PURLIN_DEF_MAX_PENDING_PER_ADDR 16
-#define PURLIN_DEF_CONNECT_TIMEOUT_MS 10000
+#define PURLIN_DEF_MAX_PENDING		64
+#define PURLIN_DEF_MAX_PENDING_PER_ADDR	16
+#define PURLIN_DEF_CONNECT_TIMEOUT_MS	10000
 
 /* Data buffers come from the pool in chunks of this size (see bufpool.c). */
 #define PURLIN_CHUNK_ORDER		4
@@ -258,11 +258,11 @@ struct purlin_port {
 };
 
 /* A Fabrics Connect is running on the queue: a second one is refused. */
-#define PURLIN_SQ_CONNECTING	0
+#define PURLIN_SQ_CONNECTING		0
 
-/* A submission/completion queue pair as the core sees it. */
 /*
- * Single writers, no lock:
+ * A submission/completion queue pair as the core sees it.  Single writers,
+ * no lock:
  *  - ctrl is set once, by the queue's Connect (purlin_ctrl_alloc() or
  *    purlin_ctrl_find_install(), smp_store_release(): published last), and
  *    cleared by purlin_sq_destroy() after every request is freed.  Commands
@@ -466,11 +466,10 @@ u16 purlin_check_lba_range(struct purlin_ns *ns, u64 slba, u64 nlb);
  * each completes the request with purlin_req_complete(), from any context.
  */
 struct purlin_backend_ops {
-	const char *name;
 	/* Open device_path, set size and blksize_shift; -ENOTBLK: not ours. */
 	int (*open)(struct purlin_ns *ns);
 	void (*close)(struct purlin_ns *ns);
-	u64 (*size)(struct purlin_ns *ns);	/* now: revalidate_size */
+	u64 (*size)(struct purlin_ns *ns);	/* current size: revalidate_size */
 	int (*flush_sync)(struct purlin_ns *ns);	/* blocks: Flush of all */
 	void (*rw)(struct purlin_req *req);
 	void (*flush)(struct purlin_req *req);

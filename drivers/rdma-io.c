@@ -6,8 +6,11 @@
  *   prl_handle_command()   take a response context; the core parses the
  *                          command (purlin_req_init()); its SGL is mapped
  *   prl_map_sgl()          keyed (the host's memory) or in-capsule data
- *   prl_start()            data buffer from the pool, rdma_rw context, then
- *   prl_fetch()            an RDMA READ of host-to-controller data, or
+ *   prl_start()            in steps, each done once:
+ *     prl_get_data_buf()   data buffer from the pool (a Connect: the
+ *                          queue's own page)
+ *     prl_map_data()       rdma_rw context for the host's buffer
+ *     prl_fetch()          an RDMA READ of host-to-controller data, or
  *                          purlin_req_execute() (the back end) at once
  *   prl_read_done()        the data is here: execute
  *   prl_queue_response()   the core completed the request: repost the
@@ -274,6 +277,7 @@ static int prl_get_data_buf(struct prl_rdma_rsp *rsp)
 {
 	struct prl_rdma_queue *queue = rsp->queue;
 	struct purlin_req *req = &rsp->req;
+	/* What the command moves: never more than its SGL describes. */
 	u32 len = req->data_len;
 	int ret;
 

@@ -99,7 +99,7 @@ static int prl_port_sockaddr(struct purlin_port *port,
 				    port->disc_addr.trsvcid, addr);
 }
 
-int prl_listen(struct prl_rdma_port *rport)
+static int prl_listen(struct prl_rdma_port *rport)
 {
 	struct purlin_port *port = rport->port;
 	struct sockaddr_storage addr;
@@ -144,7 +144,7 @@ destroy:
 	return ret;
 }
 
-void prl_relisten_work(struct work_struct *w)
+static void prl_relisten_work(struct work_struct *w)
 {
 	struct prl_rdma_port *rport = container_of(to_delayed_work(w),
 						   struct prl_rdma_port,

@@ -215,8 +215,6 @@ extern struct mutex prl_lock;
 extern struct list_head prl_queues;	/* every queue, prl_lock */
 struct prl_rdma_device *prl_device_get(struct ib_device *ib);
 void prl_device_put(struct prl_rdma_device *dev);
-int prl_listen(struct prl_rdma_port *rport);
-void prl_relisten_work(struct work_struct *w);
 int prl_listener_event(struct prl_rdma_port *rport, struct rdma_cm_id *cm_id,
 		       struct rdma_cm_event *event);
 

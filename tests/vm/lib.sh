@@ -13,6 +13,7 @@ HOSTNQN=$(cat /etc/nvme/hostnqn)
 NVMET_CFS=/sys/kernel/config/nvmet
 PURLIN_CFS=/sys/kernel/config/purlin
 LIVE=/sys/module/purlin/parameters/live
+MB=1048576
 
 # Slow (debug) kernels: the harness sets PURLIN_TIMEOUT_SCALE (a factor,
 # from purlin_timeout_scale= on the kernel command line); every wait below
@@ -439,14 +440,13 @@ kmark() { echo "purlin-test: mark $1" > /dev/kmsg; }
 since_mark() { dmesg | sed -n "/purlin-test: mark $1\$/,\$p"; }
 
 # Fault tests.  timed_log: from now on log lines carry the seconds since
-# this call.  MB: a mebibyte.
-MB=1048576
+# this call.
 timed_log() {
 	T0=$(date +%s)
 	log() { echo "== [$(($(date +%s) - T0))s] $*"; }
 }
 
-# region_fio NAME OFFSET_MB SIZE_MB [fio options]: on $dev,: sequential crc32c
+# region_fio NAME OFFSET_MB SIZE_MB [fio options]: on $dev, a sequential crc32c
 # pattern over a region (the same job definition writes and re-verifies).
 region_fio() {
 	local name=$1 off=$2 size=$3

@@ -432,6 +432,18 @@ static void purlin_execute_get_log_page(struct purlin_req *req)
 
 /* ---- features --------------------------------------------------------------- */
 
+/* Is an I/O queue of the controller connected?  Caller holds ctrl->lock. */
+static bool purlin_ctrl_has_io_queues(struct purlin_ctrl *ctrl)
+{
+	int qid;
+
+	lockdep_assert_held(&ctrl->lock);
+	for (qid = 1; qid <= PURLIN_MAX_QID; qid++)
+		if (ctrl->sqs[qid])
+			return true;
+	return false;
+}
+
 static void purlin_execute_set_features(struct purlin_req *req)
 {
 	struct purlin_ctrl *ctrl = req->sq->ctrl;
@@ -451,7 +463,16 @@ static void purlin_execute_set_features(struct purlin_req *req)
 		down_read(&purlin_cfg_sem);
 		n = min_t(u16, max(nsq, ncq) + 1, ctrl->subsys->max_qid);
 		up_read(&purlin_cfg_sem);
+		/*
+		 * Once I/O queues exist the count is fixed: Command Sequence
+		 * Error (NVMe Base, Number of Queues feature).
+		 */
 		mutex_lock(&ctrl->lock);
+		if (purlin_ctrl_has_io_queues(ctrl)) {
+			mutex_unlock(&ctrl->lock);
+			status = NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR;
+			break;
+		}
 		ctrl->nr_io_queues = n;
 		mutex_unlock(&ctrl->lock);
 		purlin_req_set_result(req, (n - 1) << 16 | (n - 1));
@@ -476,6 +497,10 @@ static void purlin_execute_set_features(struct purlin_req *req)
 		break;
 	case NVME_FEAT_VOLATILE_WC:
 		status = NVME_SC_FEATURE_NOT_CHANGEABLE | PURLIN_DNR;
+		break;
+	case NVME_FEAT_HOST_ID:
+		/* Over Fabrics the host ID comes with the Connect command. */
+		status = NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR;
 		break;
 	default:
 		status = NVME_SC_INVALID_FIELD | PURLIN_DNR;
@@ -553,10 +578,30 @@ static void purlin_execute_abort(struct purlin_req *req)
 	purlin_req_complete(req, 0);
 }
 
+/*
+ * The features Purlin implements without data: their commands must move
+ * none.  The others are refused (Invalid Field; Set Host Identifier:
+ * Command Sequence Error) whatever data the host's SGL describes for them,
+ * e.g. the 4 KiB of LBA Range Type, none of which is moved.
+ */
+static bool purlin_feat_dataless(u8 fid)
+{
+	switch (fid) {
+	case NVME_FEAT_NUM_QUEUES:
+	case NVME_FEAT_KATO:
+	case NVME_FEAT_ASYNC_EVENT:
+	case NVME_FEAT_VOLATILE_WC:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Commands both admin command sets share; 0 when handled. */
 u16 purlin_parse_admin_common(struct purlin_req *req)
 {
 	struct nvme_command *cmd = req->cmd;
+	u8 fid = le32_to_cpu(cmd->common.cdw10) & 0xff;
 
 	switch (cmd->common.opcode) {
 	case nvme_admin_identify:
@@ -569,12 +614,16 @@ u16 purlin_parse_admin_common(struct purlin_req *req)
 		return 0;
 	case nvme_admin_set_features:
 		req->execute = purlin_execute_set_features;
+		if (!purlin_feat_dataless(fid))
+			req->data_len_min = true;
 		return 0;
 	case nvme_admin_get_features:
 		req->execute = purlin_execute_get_features;
-		if ((le32_to_cpu(cmd->common.cdw10) & 0xff) == NVME_FEAT_HOST_ID) {
+		if (fid == NVME_FEAT_HOST_ID) {
 			req->data_len = sizeof(uuid_t);
 			req->to_host = true;
+		} else if (!purlin_feat_dataless(fid)) {
+			req->data_len_min = true;
 		}
 		return 0;
 	case nvme_admin_keep_alive:

@@ -61,8 +61,13 @@ void purlin_buf_waiter_init(struct purlin_buf_waiter *w, work_func_t fn)
 
 int purlin_bufpool_init(unsigned int megabytes)
 {
-	unsigned int n = (megabytes << 20) / PURLIN_CHUNK_SIZE;
 	unsigned int min = 4 * PURLIN_MAX_CHUNKS;
+	/*
+	 * In 64 bits: megabytes << 20 wraps at 4096 MiB.  No more chunks
+	 * than the machine has memory for are tried.
+	 */
+	u64 n64 = ((u64)megabytes << 20) >> (PAGE_SHIFT + PURLIN_CHUNK_ORDER);
+	unsigned int n = min_t(u64, n64, totalram_pages() >> PURLIN_CHUNK_ORDER);
 
 	if (n < min)
 		n = min;

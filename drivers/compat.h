@@ -46,6 +46,16 @@ static inline int purlin_issue_discard(struct block_device *bdev,
 #endif
 }
 
+/* Can bios to bdev be polled (REQ_POLLED, bio_poll())?  6.11 made it a feature bit. */
+static inline bool purlin_bdev_can_poll(struct block_device *bdev)
+{
+#ifdef BLK_FEAT_POLL
+	return bdev_get_queue(bdev)->limits.features & BLK_FEAT_POLL;
+#else
+	return test_bit(QUEUE_FLAG_POLL, &bdev_get_queue(bdev)->queue_flags);
+#endif
+}
+
 /*
  * An open block device.  Purlin opens devices shared (not exclusively),
  * read-write, as nvmet does.

@@ -1212,6 +1212,78 @@ static ssize_t purlin_port_param_tos_store(struct config_item *item,
 }
 CONFIGFS_ATTR(purlin_port_, param_tos);
 
+PURLIN_PORT_U32_PARAM(poll_usecs, poll_usecs, PURLIN_DEF_POLL_USECS, 0,
+		      PURLIN_MAX_POLL_USECS);
+
+static const char * const purlin_cq_mode_names[] = {
+	[PURLIN_CQ_WORKQUEUE] = "workqueue",
+	[PURLIN_CQ_POLL] = "poll",
+};
+
+static ssize_t purlin_port_param_cq_mode_show(struct config_item *item,
+					      char *page)
+{
+	return sprintf(page, "%s\n",
+		       purlin_cq_mode_names[to_port(item)->cq_mode]);
+}
+
+/* workqueue or poll (rdma-poll.c); only while disabled. */
+static ssize_t purlin_port_param_cq_mode_store(struct config_item *item,
+					       const char *page, size_t count)
+{
+	struct purlin_port *port = to_port(item);
+	int mode, ret = 0;
+
+	mode = sysfs_match_string(purlin_cq_mode_names, page);
+	if (mode < 0)
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	if (port->enabled)
+		ret = -EACCES;
+	else
+		port->cq_mode = mode;
+	up_write(&purlin_cfg_sem);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_port_, param_cq_mode);
+
+static ssize_t purlin_port_param_poll_cpus_show(struct config_item *item,
+						char *page)
+{
+	return sprintf(page, "%*pbl\n",
+		       cpumask_pr_args(to_port(item)->poll_cpus));
+}
+
+/*
+ * The CPUs whose polling threads serve the port's polled queues, as a CPU
+ * list ("0-3,8"); empty: the RDMA device's NUMA node.  Only while disabled.
+ */
+static ssize_t purlin_port_param_poll_cpus_store(struct config_item *item,
+						 const char *page, size_t count)
+{
+	struct purlin_port *port = to_port(item);
+	cpumask_var_t mask;
+	int ret;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	ret = cpulist_parse(page, mask);
+	if (!ret && !cpumask_empty(mask) &&
+	    !cpumask_subset(mask, cpu_possible_mask))
+		ret = -EINVAL;
+	if (!ret) {
+		down_write(&purlin_cfg_sem);
+		if (port->enabled)
+			ret = -EACCES;
+		else
+			cpumask_copy(port->poll_cpus, mask);
+		up_write(&purlin_cfg_sem);
+	}
+	free_cpumask_var(mask);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_port_, param_poll_cpus);
+
 static struct configfs_attribute *purlin_port_attrs[] = {
 	&purlin_port_attr_addr_trtype,
 	&purlin_port_attr_addr_adrfam,
@@ -1224,6 +1296,9 @@ static struct configfs_attribute *purlin_port_attrs[] = {
 	&purlin_port_attr_param_max_pending,
 	&purlin_port_attr_param_max_pending_per_addr,
 	&purlin_port_attr_param_connect_timeout_ms,
+	&purlin_port_attr_param_cq_mode,
+	&purlin_port_attr_param_poll_usecs,
+	&purlin_port_attr_param_poll_cpus,
 	NULL,
 };
 
@@ -1578,6 +1653,7 @@ static const struct config_item_type purlin_referrals_type = {
 
 static void purlin_port_release(struct config_item *item)
 {
+	free_cpumask_var(to_port(item)->poll_cpus);
 	kfree(to_port(item));
 	atomic_dec(&purlin_live.ports);
 }
@@ -1603,6 +1679,10 @@ static struct config_group *purlin_port_make(struct config_group *group,
 	port = kzalloc(sizeof(*port), GFP_KERNEL);
 	if (!port)
 		return ERR_PTR(-ENOMEM);
+	if (!zalloc_cpumask_var(&port->poll_cpus, GFP_KERNEL)) {
+		kfree(port);
+		return ERR_PTR(-ENOMEM);
+	}
 	INIT_LIST_HEAD(&port->entry);
 	INIT_LIST_HEAD(&port->subsystems);
 	port->disc_addr.portid = cpu_to_le16(portid);
@@ -1616,6 +1696,8 @@ static struct config_group *purlin_port_make(struct config_group *group,
 	port->max_pending = PURLIN_DEF_MAX_PENDING;
 	port->max_pending_per_addr = PURLIN_DEF_MAX_PENDING_PER_ADDR;
 	port->connect_timeout_ms = PURLIN_DEF_CONNECT_TIMEOUT_MS;
+	port->cq_mode = PURLIN_CQ_WORKQUEUE;
+	port->poll_usecs = PURLIN_DEF_POLL_USECS;
 
 	config_group_init_type_name(&port->group, name, &purlin_port_type);
 	config_group_init_type_name(&port->subsys_group, "subsystems",

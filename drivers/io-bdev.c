@@ -75,10 +75,84 @@ static u16 purlin_blk_status(struct purlin_req *req, blk_status_t sts)
 static void purlin_bio_done(struct bio *bio)
 {
 	struct purlin_req *req = bio->bi_private;
-	u16 status = purlin_blk_status(req, bio->bi_status);
+	struct task_struct *poller;
+	u16 status;
 
+	if (req->polled) {
+		/*
+		 * A polled bio: its polling thread finishes the request
+		 * (purlin_poll_bios()).  Usually this runs inside its
+		 * bio_poll(); from anywhere else, wake it.  Once poll_done is
+		 * set the request may be gone: nothing of it is read after.
+		 */
+		poller = req->poll->task;
+		req->poll_sts = bio->bi_status;
+		smp_store_release(&req->poll_done, true);
+		if (current != poller)
+			wake_up_process(poller);
+		return;
+	}
+	status = purlin_blk_status(req, bio->bi_status);
 	bio_uninit(bio);
 	purlin_req_complete(req, status);
+}
+
+/*
+ * Poll the bios a polling thread submitted, and finish those that are
+ * done; the number finished.  Called by that thread alone, which owns the
+ * list: a completion only marks its request (purlin_bio_done()).
+ */
+static void purlin_bdev_execute_rw(struct purlin_req *req);
+
+/* A polled bio the device would not take without waiting: submit it here. */
+static void purlin_bdev_rw_work(struct work_struct *work)
+{
+	purlin_bdev_execute_rw(container_of(work, struct purlin_req, work));
+}
+
+unsigned int purlin_poll_bios(struct purlin_poll_ctx *ctx)
+{
+	struct purlin_req *req, *tmp;
+	unsigned int done = 0;
+
+	list_for_each_entry_safe(req, tmp, &ctx->bios, poll_entry) {
+		if (!smp_load_acquire(&req->poll_done)) {
+			ctx->bio_polls++;
+			bio_poll(&req->bio, NULL, BLK_POLL_ONESHOT);
+			if (!smp_load_acquire(&req->poll_done))
+				continue;
+		}
+		list_del(&req->poll_entry);
+		ctx->nr_bios--;
+		req->polled = false;
+		bio_uninit(&req->bio);
+		if (req->poll_sts == BLK_STS_AGAIN) {
+			/*
+			 * REQ_NOWAIT refused (no tag free, a split needed, the
+			 * queue frozen): a worker submits it unpolled, where it
+			 * may wait.
+			 */
+			ctx->bio_punts++;
+			req->poll = NULL;
+			INIT_WORK(&req->work, purlin_bdev_rw_work);
+			queue_work(purlin_io_wq, &req->work);
+			continue;
+		}
+		purlin_req_complete(req, purlin_blk_status(req, req->poll_sts));
+		done++;
+	}
+	return done;
+}
+
+/*
+ * Can bio go polled?  The device must poll and take REQ_NOWAIT, and the
+ * bio must need no split: a REQ_NOWAIT bio that would be split is refused.
+ */
+static bool purlin_bdev_poll_ok(struct block_device *bdev, struct bio *bio)
+{
+	return purlin_bdev_can_poll(bdev) && bdev_nowait(bdev) &&
+	       bio_sectors(bio) <= queue_max_sectors(bdev_get_queue(bdev)) &&
+	       bio->bi_vcnt <= queue_max_segments(bdev_get_queue(bdev));
 }
 
 static void purlin_bdev_execute_rw(struct purlin_req *req)
@@ -108,6 +182,22 @@ static void purlin_bdev_execute_rw(struct purlin_req *req)
 			purlin_req_complete(req, NVME_SC_INTERNAL);
 			return;
 		}
+	}
+	/*
+	 * From a polling thread, to a device that polls: listed before the
+	 * submission, which may complete it.  A bio the block layer cannot
+	 * poll after all (it clears REQ_POLLED) completes by interrupt and
+	 * wakes the thread.  REQ_NOWAIT: a polled bio must never wait for a
+	 * tag, which only this thread's polling may free; it completes with
+	 * BLK_STS_AGAIN instead and purlin_poll_bios() hands it to a worker.
+	 */
+	if (req->poll && req->poll->task == current &&
+	    purlin_bdev_poll_ok(ns->bdev.bdev, bio)) {
+		bio->bi_opf |= REQ_POLLED | REQ_NOWAIT;
+		req->polled = true;
+		req->poll_done = false;
+		list_add_tail(&req->poll_entry, &req->poll->bios);
+		req->poll->nr_bios++;
 	}
 	submit_bio(bio);
 }

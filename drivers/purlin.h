@@ -50,6 +50,15 @@
 #define PURLIN_DEF_MAX_PENDING_PER_ADDR	16
 #define PURLIN_DEF_CONNECT_TIMEOUT_MS	10000
 
+/* How a port's I/O queues are served (struct purlin_port). */
+enum purlin_cq_mode {
+	PURLIN_CQ_WORKQUEUE,
+	PURLIN_CQ_POLL,
+};
+
+#define PURLIN_DEF_POLL_USECS		50
+#define PURLIN_MAX_POLL_USECS		100000
+
 /* Data buffers come from the pool in chunks of this size (see bufpool.c). */
 #define PURLIN_CHUNK_ORDER		4
 #define PURLIN_CHUNK_SIZE		(PAGE_SIZE << PURLIN_CHUNK_ORDER)
@@ -252,9 +261,33 @@ struct purlin_port {
 	u32 max_pending;
 	u32 max_pending_per_addr;
 	u32 connect_timeout_ms;
+	/*
+	 * How the port's I/O queues are served (rdma-poll.c, tuning.md):
+	 * completion workqueue, or polling threads on poll_cpus (empty: the
+	 * RDMA device's NUMA node) that spin up to poll_usecs before they
+	 * sleep.  Read when a queue connects; set only while disabled.
+	 */
+	enum purlin_cq_mode cq_mode;
+	u32 poll_usecs;
+	cpumask_var_t poll_cpus;
 	bool enabled;
 	const struct purlin_transport_ops *ops;
 	void *priv;			/* the transport's listener */
+};
+
+/*
+ * A transport's polling thread, as the back ends see it: a request started
+ * from it (req->poll set) may submit a polled bio (REQ_POLLED), which then
+ * completes only from the thread's loop (purlin_poll_bios()), never in
+ * interrupt context.  bios and nr_bios belong to task alone.
+ */
+struct purlin_poll_ctx {
+	struct task_struct *task;
+	struct list_head bios;		/* purlin_req.poll_entry */
+	unsigned int nr_bios;
+	/* For statistics: bio_poll() calls, bios handed to a worker. */
+	u64 bio_polls;
+	u64 bio_punts;
 };
 
 /* A Fabrics Connect is running on the queue: a second one is refused. */
@@ -357,8 +390,20 @@ struct purlin_req {
 
 	void (*execute)(struct purlin_req *req);
 
+	/*
+	 * poll: set by the transport when the request executes in a polling
+	 * thread.  The block back end may then submit its read or write bio
+	 * polled (polled set, on poll->bios until that thread finishes it);
+	 * poll_sts and poll_done are written by the bio's completion.
+	 */
+	struct purlin_poll_ctx *poll;
+	struct list_head poll_entry;
+	blk_status_t poll_sts;
+	bool polled;
+	bool poll_done;
+
 	struct kiocb iocb;		/* file back end */
-	struct work_struct work;	/* file back end: blocking operations */
+	struct work_struct work;	/* blocking operations, purlin_io_wq */
 	struct bio bio;
 	struct bio_vec bvec[PURLIN_MAX_CHUNKS + 1];
 };
@@ -477,6 +522,7 @@ struct purlin_backend_ops {
 	void (*dsm)(struct purlin_req *req);
 };
 extern const struct purlin_backend_ops purlin_bdev_ops, purlin_file_ops;
+unsigned int purlin_poll_bios(struct purlin_poll_ctx *ctx);
 
 extern struct purlin_buf_acct purlin_disc_acct;
 int purlin_bufpool_init(unsigned int megabytes);

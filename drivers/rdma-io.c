@@ -362,6 +362,16 @@ static bool prl_fetch(struct prl_rdma_rsp *rsp)
 }
 
 /*
+ * Execute: the back end runs the command.  In a polled queue's thread the
+ * back end may poll its bio from there (req->poll, io-bdev.c).
+ */
+static void prl_execute(struct prl_rdma_rsp *rsp)
+{
+	rsp->req.poll = rsp->queue->poll_ctx;
+	purlin_req_execute(&rsp->req);
+}
+
+/*
  * Start a command whose SGL is mapped: data buffer, rdma_rw context, then
  * fetch its data from the host or (no data, in-capsule data, or data for
  * the host) execute it now.  Each step is done once: a retry after a
@@ -384,7 +394,7 @@ static bool prl_start(struct prl_rdma_rsp *rsp)
 		if (!req->to_host)
 			return prl_fetch(rsp);
 	}
-	purlin_req_execute(req);
+	prl_execute(rsp);
 	return true;
 }
 
@@ -403,7 +413,7 @@ void prl_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		purlin_req_complete(&rsp->req, NVME_SC_DATA_XFER_ERROR);
 		return;
 	}
-	purlin_req_execute(&rsp->req);
+	prl_execute(rsp);
 }
 
 /* ---- response and send ------------------------------------------------- */

@@ -244,6 +244,16 @@ static int prl_qp_ready(struct prl_rdma_queue *queue,
 	return 0;
 }
 
+static void prl_destroy_cq(struct prl_rdma_queue *queue)
+{
+	if (queue->poller) {
+		prl_poll_detach(queue);
+	} else if (queue->cq) {
+		ib_cq_pool_put(queue->cq, queue->nr_cqe);
+		queue->cq = NULL;
+	}
+}
+
 static int prl_create_qp(struct prl_rdma_queue *queue)
 {
 	struct ib_device *ib = queue->dev->ib;
@@ -258,12 +268,24 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 	 * context at most one RDMA READ and one SEND, plus the drain WRs.
 	 */
 	queue->nr_cqe = queue->recv_queue_size + 2 * queue->nr_rsps + 2;
-	queue->cq = ib_cq_pool_get(ib, queue->nr_cqe, vector,
-				   IB_POLL_WORKQUEUE);
-	if (IS_ERR(queue->cq)) {
-		ret = PTR_ERR(queue->cq);
-		queue->cq = NULL;
-		return ret;
+	if (queue->host_qid &&
+	    queue->rport->port->cq_mode == PURLIN_CQ_POLL) {
+		queue->poll_ns = (u64)queue->rport->port->poll_usecs *
+				 NSEC_PER_USEC;
+		ret = prl_poll_attach(queue);
+		if (ret) {
+			pr_err_ratelimited("queue %u: no polled CQ: %d\n",
+					   queue->host_qid, ret);
+			return ret;
+		}
+	} else {
+		queue->cq = ib_cq_pool_get(ib, queue->nr_cqe, vector,
+					   IB_POLL_WORKQUEUE);
+		if (IS_ERR(queue->cq)) {
+			ret = PTR_ERR(queue->cq);
+			queue->cq = NULL;
+			return ret;
+		}
 	}
 
 	attr.event_handler = prl_qp_event;
@@ -299,8 +321,7 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 	}
 	if (ret) {
 		pr_err_ratelimited("creating a QP failed: %d\n", ret);
-		ib_cq_pool_put(queue->cq, queue->nr_cqe);
-		queue->cq = NULL;
+		prl_destroy_cq(queue);
 		return ret;
 	}
 	queue->sq_wr_total = attr.cap.max_send_wr - 1;
@@ -317,10 +338,7 @@ static void prl_destroy_qp(struct prl_rdma_queue *queue)
 			rdma_destroy_qp(queue->cm_id);
 		queue->qp = NULL;
 	}
-	if (queue->cq) {
-		ib_cq_pool_put(queue->cq, queue->nr_cqe);
-		queue->cq = NULL;
-	}
+	prl_destroy_cq(queue);
 }
 
 /* ---- unauthenticated queues -------------------------------------------- */
@@ -544,6 +562,7 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	INIT_WORK(&queue->release_work, prl_release_work);
 	INIT_LIST_HEAD(&queue->entry);
 	INIT_LIST_HEAD(&queue->pending_entry);
+	INIT_LIST_HEAD(&queue->poll_entry);
 	memcpy(&queue->peer_addr, &cm_id->route.addr.dst_addr,
 	       sizeof(queue->peer_addr));
 	if (purlin_sq_init(&queue->sq, port, qid, rqsize))

@@ -334,12 +334,20 @@ int purlin_rdma_init(void)
 	prl_retry_cnt = min(prl_retry_cnt, 6U);
 	prl_ack_timeout = clamp(prl_ack_timeout, 1U, 20U);
 
-	ret = ib_register_client(&prl_ib_client);
+	ret = prl_poll_init();
 	if (ret)
 		return ret;
+	ret = ib_register_client(&prl_ib_client);
+	if (ret)
+		goto exit_poll;
 	ret = purlin_transport_register(&prl_rdma_ops);
 	if (ret)
-		ib_unregister_client(&prl_ib_client);
+		goto unregister;
+	return 0;
+unregister:
+	ib_unregister_client(&prl_ib_client);
+exit_poll:
+	prl_poll_exit();
 	return ret;
 }
 
@@ -347,4 +355,6 @@ void purlin_rdma_exit(void)
 {
 	purlin_transport_unregister(&prl_rdma_ops);
 	ib_unregister_client(&prl_ib_client);
+	/* Every queue is gone: the polling threads stop. */
+	prl_poll_exit();
 }

@@ -7,6 +7,7 @@
  *                 deadline, ESTABLISHED, teardown and release
  *   rdma-io.c     the data path: receive -> command -> map -> fetch ->
  *                 execute (core) -> response -> send
+ *   rdma-poll.c   polling threads that own polled queues' CQs
  * Everything here is prefixed prl_ (the transport's own); the core's API
  * is purlin_ (purlin.h).
  */
@@ -127,6 +128,15 @@ struct prl_rdma_queue {
 	struct ib_qp *qp;
 	struct ib_cq *cq;
 	u32 nr_cqe;
+	/*
+	 * A polled queue (rdma-poll.c): its CQ is its own and its poller's
+	 * thread reaps it; set at attach, before the first post, and
+	 * cleared at detach, after the drain.  NULL: a CQ of the core's pool.
+	 */
+	struct prl_poller *poller;
+	struct purlin_poll_ctx *poll_ctx;
+	struct list_head poll_entry;	/* poller->queues, poller->lock */
+	u64 poll_ns;			/* port->poll_usecs at connect */
 	u32 port_num;
 	/*
 	 * The QP is ours, not the CM's: we move it to RTS before accepting,
@@ -254,6 +264,13 @@ static inline bool prl_post_begin(struct prl_rdma_queue *queue)
 	prl_post_end(queue);
 	return false;
 }
+
+/* rdma-poll.c */
+struct prl_poller;
+int prl_poll_attach(struct prl_rdma_queue *queue);
+void prl_poll_detach(struct prl_rdma_queue *queue);
+int prl_poll_init(void);
+void prl_poll_exit(void);
 
 /* rdma-io.c */
 int prl_post_recv(struct prl_rdma_queue *queue, struct prl_rdma_cmd *cmd);

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Polled I/O queues (a port's param_cq_mode = poll): instead of the RDMA
+ * core's completion workqueue, a polling thread per CPU owns the CQs of
+ * the queues given to it and runs each command to completion itself:
+ *
+ *   prl_poller_fn()        the thread: passes while there is work, a
+ *                          spin of up to poll_usecs (adapted to how
+ *                          soon completions follow), then sleep
+ *   prl_poll_pass()        one pass: every CQ reaped in batches, the
+ *                          commands started under one block plug, then
+ *                          the polled bios reaped (purlin_poll_bios())
+ *   prl_poller_sleep()     arm every CQ; sleep unless something came
+ *   prl_poll_cq_event()    a CQ's completion handler: wake the thread
+ *
+ * A queue is attached after its QP is created and before its first
+ * receive is posted, and detached after the QP is drained, so its every
+ * completion (the drain's included) is reaped by its poller.  Pollers are
+ * created on first use and stop at module exit, when no queue is left.
+ */
+#define pr_fmt(fmt) "purlin: rdma: " fmt
+
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "rdma.h"
+
+/* Completions reaped from one CQ at a time. */
+#define PRL_POLL_BATCH		16
+
+struct prl_poller {
+	struct purlin_poll_ctx ctx;	/* ctx.task: the polling thread */
+	int cpu;
+	/*
+	 * Guards queues and spin_ns.  The thread holds it across each pass
+	 * (commands may sleep there: it is a mutex); attach and detach wait
+	 * for the pass to end.
+	 */
+	struct mutex lock;
+	struct list_head queues;	/* prl_rdma_queue.poll_entry */
+	unsigned int nr_queues;		/* prl_poll_lock */
+	u64 spin_ns;			/* the largest of its queues' */
+	u64 spin_cur;			/* adapted, up to spin_ns; thread only */
+	bool event;			/* a CQ event since the last look */
+	/* Statistics; written by the thread only. */
+	u64 wcs;			/* work completions reaped */
+	u64 bios;			/* polled bios finished */
+	u64 passes;
+	u64 idle_passes;		/* passes that found nothing */
+	u64 sleeps;
+};
+
+/* Guards prl_pollers (one per possible CPU, created on first use). */
+static DEFINE_MUTEX(prl_poll_lock);
+static struct prl_poller **prl_pollers;
+
+static void prl_poll_cq_event(struct ib_cq *cq, void *ctx)
+{
+	struct prl_poller *p = ctx;
+
+	/* Set before the thread's check in prl_poller_sleep(): no lost wake. */
+	if (!xchg(&p->event, true))
+		wake_up_process(p->ctx.task);
+}
+
+static void prl_poll_cq_error(struct ib_event *event, void *ctx)
+{
+	pr_err_ratelimited("polled CQ: %s (%d)\n", ib_event_msg(event->event),
+			   event->event);
+}
+
+/* Reap up to a batch per CQ, every attached CQ; the completions reaped. */
+static unsigned int prl_poll_pass(struct prl_poller *p, struct ib_wc *wcs)
+{
+	struct prl_rdma_queue *queue;
+	struct blk_plug plug;
+	unsigned int total = 0;
+	int n, i;
+
+	mutex_lock(&p->lock);
+	blk_start_plug(&plug);
+	list_for_each_entry(queue, &p->queues, poll_entry) {
+		n = ib_poll_cq(queue->cq, PRL_POLL_BATCH, wcs);
+		for (i = 0; i < n; i++) {
+			struct ib_wc *wc = &wcs[i];
+
+			if (likely(wc->wr_cqe))
+				wc->wr_cqe->done(queue->cq, wc);
+			else
+				WARN_ON_ONCE(wc->status == IB_WC_SUCCESS);
+		}
+		if (n > 0)
+			total += n;
+	}
+	/* The bios of this pass go to the device here, then are polled. */
+	blk_finish_plug(&plug);
+	mutex_unlock(&p->lock);
+	p->wcs += total;
+	if (p->ctx.nr_bios) {
+		n = purlin_poll_bios(&p->ctx);
+		p->bios += n;
+		total += n;
+	}
+	p->passes++;
+	return total;
+}
+
+/*
+ * Arm every CQ, and sleep unless a completion or event came meanwhile;
+ * true if it slept.
+ */
+static bool prl_poller_sleep(struct prl_poller *p)
+{
+	struct prl_rdma_queue *queue;
+	bool missed = false, slept = false;
+
+	mutex_lock(&p->lock);
+	list_for_each_entry(queue, &p->queues, poll_entry)
+		if (ib_req_notify_cq(queue->cq, IB_CQ_NEXT_COMP |
+				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+			missed = true;
+	mutex_unlock(&p->lock);
+	if (missed)
+		return false;
+	set_current_state(TASK_IDLE);
+	if (!xchg(&p->event, false) && !kthread_should_stop()) {
+		p->sleeps++;
+		schedule();
+		slept = true;
+	}
+	__set_current_state(TASK_RUNNING);
+	return slept;
+}
+
+/*
+ * The spin adapts between 0 and the queues' poll_usecs: a sleep that ended
+ * sooner than the budget (a spin would have caught that completion)
+ * doubles it, a longer one halves it.  Sparse arrivals then cost no spin,
+ * a steady stream never sleeps.
+ */
+static void prl_poller_adapt(struct prl_poller *p, u64 slept_ns)
+{
+	u64 max = READ_ONCE(p->spin_ns);
+
+	if (slept_ns < max)
+		p->spin_cur = min(max, 2 * p->spin_cur + NSEC_PER_USEC);
+	else
+		p->spin_cur /= 2;
+}
+
+static int prl_poller_fn(void *data)
+{
+	struct prl_poller *p = data;
+	struct ib_wc wcs[PRL_POLL_BATCH];
+	u64 idle_since = 0, now;
+
+	p->spin_cur = READ_ONCE(p->spin_ns);
+	while (!kthread_should_stop()) {
+		WRITE_ONCE(p->event, false);
+		if (prl_poll_pass(p, wcs)) {
+			idle_since = 0;
+			cond_resched();
+			continue;
+		}
+		p->idle_passes++;
+		/* A polled bio completes only if polled: never sleep on one. */
+		if (p->ctx.nr_bios) {
+			cond_resched();
+			continue;
+		}
+		now = local_clock();
+		if (!idle_since)
+			idle_since = now;
+		if (now - idle_since < min(p->spin_cur, READ_ONCE(p->spin_ns))) {
+			/* Spinning gives way to anyone woken on this CPU. */
+			if (need_resched())
+				schedule();
+			else
+				cpu_relax();
+			continue;
+		}
+		now = local_clock();
+		if (prl_poller_sleep(p))
+			prl_poller_adapt(p, local_clock() - now);
+		idle_since = 0;
+	}
+	return 0;
+}
+
+/* Recompute the spin budget; caller holds p->lock. */
+static void prl_poller_update_spin(struct prl_poller *p)
+{
+	struct prl_rdma_queue *queue;
+	u64 ns = 0;
+
+	lockdep_assert_held(&p->lock);
+	list_for_each_entry(queue, &p->queues, poll_entry)
+		ns = max_t(u64, ns, queue->poll_ns);
+	WRITE_ONCE(p->spin_ns, ns);
+}
+
+static struct prl_poller *prl_poller_create(int cpu)
+{
+	struct prl_poller *p;
+
+	lockdep_assert_held(&prl_poll_lock);
+	p = kzalloc_node(sizeof(*p), GFP_KERNEL, cpu_to_node(cpu));
+	if (!p)
+		return NULL;
+	p->cpu = cpu;
+	mutex_init(&p->lock);
+	INIT_LIST_HEAD(&p->queues);
+	INIT_LIST_HEAD(&p->ctx.bios);
+	p->ctx.task = kthread_create_on_cpu(prl_poller_fn, p, cpu,
+					    "purlin_poll/%u");
+	if (IS_ERR(p->ctx.task)) {
+		pr_err("cannot start a polling thread on CPU %d: %ld\n", cpu,
+		       PTR_ERR(p->ctx.task));
+		kfree(p);
+		return NULL;
+	}
+	wake_up_process(p->ctx.task);
+	return p;
+}
+
+/*
+ * The CPUs a port's queues may be polled on: its poll_cpus, else the RDMA
+ * device's NUMA node, else every CPU; only online ones.
+ */
+static void prl_poll_cpus(struct prl_rdma_queue *queue, struct cpumask *mask)
+{
+	struct purlin_port *port = queue->rport->port;
+	struct ib_device *ib = queue->dev->ib;
+	struct device *dma = ib->dma_device ? ib->dma_device : ib->dev.parent;
+	int node = dma ? dev_to_node(dma) : NUMA_NO_NODE;
+
+	if (!cpumask_empty(port->poll_cpus))
+		cpumask_and(mask, port->poll_cpus, cpu_online_mask);
+	else if (node != NUMA_NO_NODE)
+		cpumask_and(mask, cpumask_of_node(node), cpu_online_mask);
+	else
+		cpumask_clear(mask);
+	if (cpumask_empty(mask))
+		cpumask_copy(mask, cpu_online_mask);
+}
+
+/*
+ * Give the queue a CQ of its own on the least loaded poller of its port's
+ * CPUs; the queue is attached (polled) from here on.  Process context.
+ */
+int prl_poll_attach(struct prl_rdma_queue *queue)
+{
+	struct ib_cq_init_attr attr = { .cqe = queue->nr_cqe };
+	struct prl_poller *p = NULL;
+	cpumask_var_t mask;
+	struct ib_cq *cq;
+	int cpu, ret = 0;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	prl_poll_cpus(queue, mask);
+	mutex_lock(&prl_poll_lock);
+	for_each_cpu(cpu, mask) {
+		struct prl_poller *c = prl_pollers[cpu];
+
+		if (!c) {
+			p = NULL;
+			break;
+		}
+		if (!p || c->nr_queues < p->nr_queues)
+			p = c;
+	}
+	if (!p) {
+		/* The first CPU of the mask without a poller gets one. */
+		for_each_cpu(cpu, mask)
+			if (!prl_pollers[cpu])
+				break;
+		p = prl_pollers[cpu] = prl_poller_create(cpu);
+		if (!p) {
+			ret = -ENOMEM;
+			goto unlock;
+		}
+	}
+	attr.comp_vector = p->cpu % queue->dev->ib->num_comp_vectors;
+	cq = ib_create_cq(queue->dev->ib, prl_poll_cq_event, prl_poll_cq_error,
+			  p, &attr);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
+		goto unlock;
+	}
+	ret = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	if (ret) {
+		ib_destroy_cq(cq);
+		goto unlock;
+	}
+	queue->cq = cq;
+	queue->poller = p;
+	queue->poll_ctx = &p->ctx;
+	p->nr_queues++;
+	mutex_lock(&p->lock);
+	list_add_tail(&queue->poll_entry, &p->queues);
+	prl_poller_update_spin(p);
+	mutex_unlock(&p->lock);
+	/* A completion may have come before the queue was listed. */
+	prl_poll_cq_event(cq, p);
+unlock:
+	mutex_unlock(&prl_poll_lock);
+	free_cpumask_var(mask);
+	return ret;
+}
+
+/*
+ * Take the queue off its poller and destroy its CQ.  After the QP is
+ * drained (nothing more completes) and destroyed; process context, never
+ * the poller itself.
+ */
+void prl_poll_detach(struct prl_rdma_queue *queue)
+{
+	struct prl_poller *p = queue->poller;
+
+	if (!p)
+		return;
+	mutex_lock(&prl_poll_lock);
+	mutex_lock(&p->lock);
+	list_del(&queue->poll_entry);
+	prl_poller_update_spin(p);
+	mutex_unlock(&p->lock);
+	p->nr_queues--;
+	mutex_unlock(&prl_poll_lock);
+	ib_destroy_cq(queue->cq);
+	queue->cq = NULL;
+	queue->poller = NULL;
+	queue->poll_ctx = NULL;
+}
+
+/* One line per polling thread, for tests and administrators. */
+static int prl_pollers_get(char *buf, const struct kernel_param *kp)
+{
+	int cpu, len = 0;
+
+	mutex_lock(&prl_poll_lock);
+	for (cpu = 0; prl_pollers && cpu < nr_cpu_ids; cpu++) {
+		struct prl_poller *p = prl_pollers[cpu];
+
+		if (!p)
+			continue;
+		len += sysfs_emit_at(buf, len,
+				     "cpu=%d queues=%u wcs=%llu bios=%llu bio_polls=%llu bio_punts=%llu passes=%llu idle_passes=%llu sleeps=%llu\n",
+				     cpu, p->nr_queues, READ_ONCE(p->wcs),
+				     READ_ONCE(p->bios),
+				     READ_ONCE(p->ctx.bio_polls),
+				     READ_ONCE(p->ctx.bio_punts),
+				     READ_ONCE(p->passes),
+				     READ_ONCE(p->idle_passes),
+				     READ_ONCE(p->sleeps));
+	}
+	mutex_unlock(&prl_poll_lock);
+	return len;
+}
+
+static const struct kernel_param_ops prl_pollers_ops = {
+	.get = prl_pollers_get,
+};
+module_param_cb(pollers, &prl_pollers_ops, NULL, 0444);
+MODULE_PARM_DESC(pollers, "Polling threads and their counters (read-only)");
+
+int prl_poll_init(void)
+{
+	prl_pollers = kcalloc(nr_cpu_ids, sizeof(*prl_pollers), GFP_KERNEL);
+	return prl_pollers ? 0 : -ENOMEM;
+}
+
+/* Every queue is gone: stop the threads. */
+void prl_poll_exit(void)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct prl_poller *p = prl_pollers[cpu];
+
+		if (!p)
+			continue;
+		WARN_ON(p->nr_queues || p->ctx.nr_bios);
+		kthread_stop(p->ctx.task);
+		kfree(p);
+	}
+	kfree(prl_pollers);
+	prl_pollers = NULL;
+}

@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: GPL-2.0
+# Polled I/O queues (param_cq_mode=poll): the stock host moves verified
+# data through polling threads on a null_blk with poll queues (its bios
+# polled: counted), brd and a file; the threads sleep when the port is
+# idle; the attributes refuse bad values; a disconnect under I/O and the
+# port's removal leave nothing behind.
+# timeout: 600
+
+NQN=nqn.2026-11.io.purlin.test:poll
+P=$PURLIN_CFS/ports/1
+nb=$(nullblk_create pollnb 64)
+# two tags: polled bios run out of them and go to a worker
+nb4=$(nullblk_create pollnb4 16 1 hw_queue_depth=2)
+[ "$(cat /sys/block/pollnb/queue/io_poll)" = 1 ] ||
+	fail "null_blk $nb has no poll queue"
+brd_create 64
+mkdir -p /mnt/polltmp
+mount -t tmpfs -o size=80m tmpfs /mnt/polltmp
+truncate -s 32M /mnt/polltmp/ns3.img
+
+purlin_subsys $NQN
+purlin_ns $NQN 1 "$nb"
+purlin_ns $NQN 2 /dev/ram0
+# tmpfs has no O_DIRECT on every kernel: buffered, as purlin-file serves it
+mkdir $PURLIN_CFS/subsystems/$NQN/namespaces/3
+echo /mnt/polltmp/ns3.img > $PURLIN_CFS/subsystems/$NQN/namespaces/3/device_path
+echo 1 > $PURLIN_CFS/subsystems/$NQN/namespaces/3/buffered_io
+echo 1 > $PURLIN_CFS/subsystems/$NQN/namespaces/3/enable
+purlin_ns $NQN 4 "$nb4"
+# the port's own defaults, whatever the lane (PURLIN_CQ_MODE)
+mkdir $P
+echo $TRADDR > $P/addr_traddr
+
+log "attributes"
+[ "$(cat $P/param_cq_mode)" = workqueue ] || fail "cq_mode default: $(cat $P/param_cq_mode)"
+[ "$(cat $P/param_poll_usecs)" = 50 ] || fail "poll_usecs default: $(cat $P/param_poll_usecs)"
+[ -z "$(cat $P/param_poll_cpus)" ] || fail "poll_cpus default: $(cat $P/param_poll_cpus)"
+expect_err - "Invalid argument" sh -c "echo polling > $P/param_cq_mode"
+expect_err - "Invalid argument" sh -c "echo 100001 > $P/param_poll_usecs"
+expect_err - "out of range" sh -c "echo 0-99999 > $P/param_poll_cpus"
+expect_err - "Invalid argument" sh -c "echo x > $P/param_poll_cpus"
+[ "$(cat $P/param_cq_mode)" = workqueue ] || fail "a refused write changed cq_mode"
+echo 0 > $P/param_poll_cpus
+[ "$(cat $P/param_poll_cpus)" = 0 ] || fail "poll_cpus: $(cat $P/param_poll_cpus)"
+echo "" > $P/param_poll_cpus
+[ -z "$(cat $P/param_poll_cpus)" ] || fail "poll_cpus not cleared"
+echo -1 > $P/param_poll_usecs
+[ "$(cat $P/param_poll_usecs)" = 50 ] || fail "poll_usecs -1 is not the default"
+purlin_params 1 cq_mode=poll,poll_usecs=200
+purlin_link 1 $NQN
+expect_err - "Permission denied" sh -c "echo workqueue > $P/param_cq_mode"
+expect_err - "Permission denied" sh -c "echo 10 > $P/param_poll_usecs"
+[ "$(cat $P/param_cq_mode)" = poll ] || fail "cq_mode: $(cat $P/param_cq_mode)"
+base=$(purlin_live)
+
+pollers() { cat /sys/module/purlin/parameters/pollers; }
+# psum KEY: a counter summed over every polling thread
+psum() { pollers | tr ' ' '\n' | sed -n "s/^$1=//p" | awk '{s += $1} END {print s + 0}'; }
+
+log "connect"
+dev1=$(nvme_connect $NQN)
+ctrl=$(ctrl_of "$dev1")
+wait_for "nvme_dev_for $NQN 4"
+dev2=$(nvme_dev_for $NQN 2)
+dev3=$(nvme_dev_for $NQN 3)
+dev4=$(nvme_dev_for $NQN 4)
+nioq=$(($(cat /sys/class/nvme/$(basename $ctrl)/queue_count) - 1))
+pollers
+[ "$(psum queues)" = "$nioq" ] ||
+	fail "$nioq I/O queues, but the polling threads hold $(psum queues)"
+[ "$(pollers | wc -l)" -ge 1 ] || fail "no polling thread"
+
+for d in $dev1 $dev2 $dev3; do
+	b0=$(psum bios)
+	w0=$(psum wcs)
+	log "fio verify on $d"
+	fio_verify "$d" 4k 16 8M
+	fio_verify "$d" 128k 4 8M
+	bs=$(cat /sys/block/$(basename $d)/queue/logical_block_size)
+	fio_verify "$d" $bs 1 1M
+	pollers
+	[ "$(psum wcs)" -gt "$w0" ] || fail "$d: no completion reaped by a polling thread"
+	if [ "$d" = "$dev1" ]; then
+		# 2 x 2048 + 2 x 64 + 2 x 2048 I/Os (512 B blocks), all to null_blk
+		[ "$(psum bios)" -ge $((b0 + 8000)) ] ||
+			fail "$d: $(($(psum bios) - b0)) polled bios finished, fewer than its I/Os"
+	else
+		[ "$(psum bios)" = "$b0" ] || fail "$d: a bio was polled on a device that cannot poll"
+	fi
+done
+
+log "polled bios short of tags: $dev4, 2 tags, 2 x 32 in flight"
+r0=$(psum bio_punts)
+fio --name=tags --filename="$dev4" --ioengine=libaio --direct=1 --rw=randwrite \
+	--bs=4k --iodepth=32 --numjobs=2 --size=4M --offset_increment=4M \
+	--verify=crc32c --do_verify=1 --verify_fatal=1 --group_reporting \
+	> tags.out 2>&1 || { cat tags.out; fail "fio on $dev4"; }
+pollers
+[ "$(psum bio_punts)" -gt "$r0" ] || fail "no polled bio was handed to a worker on $dev4"
+
+log "idle: the threads sleep"
+sleep 2
+p0=$(psum passes)
+# ticks: user + system time of every polling thread
+ticks() {
+	local c s=0 n=0
+	for c in /proc/[0-9]*/comm; do
+		case "$(cat "$c" 2>/dev/null)" in purlin_poll/*) ;; *) continue ;; esac
+		s=$((s + $(awk '{print $14 + $15}' "${c%comm}stat")))
+		n=$((n + 1))
+	done
+	[ $n -ge 1 ] || fail "no purlin_poll thread found"
+	echo $s
+}
+t0=$(ticks)
+sleep 5
+t1=$(ticks)
+p1=$(psum passes)
+log "idle 5 s: $((p1 - p0)) passes, $((t1 - t0)) ticks of CPU"
+# 2 % of one CPU over 5 s: 10 ticks (/proc/PID/stat counts USER_HZ, 100)
+[ $((t1 - t0)) -le 10 ] ||
+	fail "idle polling threads used $((t1 - t0)) ticks in 5 s"
+[ $((p1 - p0)) -lt 100 ] || fail "idle polling threads made $((p1 - p0)) passes in 5 s"
+
+log "disconnect under I/O"
+bgv_start "$dev1" 0 16M
+bgv_busy "$(live reqs)"
+sleep 2
+nvme_disconnect $NQN
+bgv_abandon
+purlin_assert_idle "$base" "after a disconnect under polled I/O"
+[ "$(psum queues)" = 0 ] || fail "polling threads still hold $(psum queues) queues"
+
+log "reconnect, I/O, then the port goes under I/O"
+dev1=$(nvme_connect $NQN)
+fio_verify "$dev1" 4k 32 4M
+bgv_start "$dev1" 0 16M
+bgv_busy "$(live reqs)"
+rm $P/subsystems/$NQN
+await "[ \$(live queues) = 0 ]" 300 "queues left after the port stopped exporting"
+# the host retries until told to stop; its fio fails then
+nvme disconnect -n $NQN > /dev/null
+wait_for "! nvme_dev_for $NQN"
+bgv_abandon
+[ "$(psum queues)" = 0 ] || fail "polling threads still hold $(psum queues) queues"
+purlin_clear
+umount /mnt/polltmp
+nullblk_destroy pollnb
+nullblk_destroy pollnb4

@@ -106,6 +106,12 @@ check:
 check-debug:
 	@scripts/check-debug.sh
 
+# make check-poll [T="test ..."]: the whole guest suite (or T) with every
+# port the tests create serving its I/O queues polled (param_cq_mode=poll).
+.PHONY: check-poll
+check-poll: module
+	@VM_APPEND="$${VM_APPEND:-} purlin_cq_mode=poll" tests/vm/run $(T)
+
 demo:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory -s all >/dev/null
@@ -142,6 +148,7 @@ help:
 	@echo "make check      build, unit tests, guest test suite"
 	@echo "make check-dkms packages + DKMS on sid's newest kernel (chroot), 6.1, 6.12"
 	@echo "make check-debug  guest suite on a KASAN/lockdep/kmemleak/UBSAN 6.1 kernel (T='test ...')"
+	@echo "make check-poll guest suite with polled I/O queues on every port (T='test ...')"
 	@echo "make demo       boot a guest, export a RAM namespace, connect, run fio"
 	@echo "make bench      nvmet-rdma vs Purlin vs perftest in one guest boot -> bench/results/"
 	@echo "make vm-check T='test ...'  run chosen guest tests (V=1 streams console)"

@@ -111,6 +111,18 @@ if [ "$vrc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/vm.log"; then
 	result FAIL guest-suite "harness error (exit $vrc)"
 fi
 
+# The tests that move data, again with polled I/O queues on every port
+# (param_cq_mode=poll; make check-poll runs the whole suite that way).
+poll_tests="purlin-connect purlin-fio-matrix purlin-file purlin-queues purlin-multi purlin-teardown purlin-fault-kill purlin-fault-port purlin-wire purlin-hostile"
+echo "== guest suite, polled I/O queues${suite_env:+ ($suite_env)}"
+env $suite_env VM_APPEND="${VM_APPEND:-} purlin_cq_mode=poll" tests/vm/run $poll_tests 2>&1 |
+	sed 's/^\(PASS\|FAIL\|SKIP\) /\1 poll:/' | tee "$logdir/vm-poll.log"
+vrc=${PIPESTATUS[0]}
+count_lines "$logdir/vm-poll.log"
+if [ "$vrc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/vm-poll.log"; then
+	result FAIL guest-suite-poll "harness error (exit $vrc)"
+fi
+
 # Soft-RoCE on 6.1 does not survive packet loss (for nvmet as for Purlin),
 # and purlin-pair-faults is not stable yet: only the ToS test runs here.
 pair_tests=purlin-pair-tos

@@ -176,7 +176,8 @@ purlin_ns() {
 	echo 1 > "$n/enable"
 }
 
-# purlin_port PORTID [TRSVCID] [TRADDR] [ADRFAM]: create a port.
+# purlin_port PORTID [TRSVCID] [TRADDR] [ADRFAM]: create a port (with the
+# lane's param_cq_mode, PURLIN_CQ_MODE, when set).
 purlin_port() {
 	local p=$PURLIN_CFS/ports/$1
 	mkdir "$p"
@@ -184,6 +185,7 @@ purlin_port() {
 	echo "${4:-ipv4}" > "$p/addr_adrfam"
 	echo "${3:-$TRADDR}" > "$p/addr_traddr"
 	echo "${2:-4420}" > "$p/addr_trsvcid"
+	[ -z "${PURLIN_CQ_MODE:-}" ] || echo "$PURLIN_CQ_MODE" > "$p/param_cq_mode"
 }
 
 # purlin_link PORTID NQN: export the subsystem through the port.
@@ -215,6 +217,7 @@ purlin_export() {
 purlin_clear() {
 	local p s n r h
 	[ -d $PURLIN_CFS ] || return 0
+	[ "${PURLIN_CQ_MODE:-}" != poll ] || purlin_assert_polled
 	for p in $PURLIN_CFS/ports/*; do
 		[ -d "$p" ] || continue
 		rm -f "$p"/subsystems/*
@@ -240,6 +243,19 @@ purlin_clear() {
 	# caught there: the pool warns when it is freed short).
 	purlin_assert_idle "" "after the configuration was removed"
 	rmmod purlin
+}
+
+# purlin_assert_polled: in the polled lane, I/O the namespaces saw went
+# through the polling threads (their completions are counted).
+purlin_assert_polled() {
+	local io wcs
+	io=$(cat $PURLIN_CFS/subsystems/*/namespaces/*/stats 2>/dev/null |
+		tr ' ' '\n' | sed -n 's/^\(read\|write\)_cmds=//p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	wcs=$(tr ' ' '\n' < /sys/module/purlin/parameters/pollers |
+		sed -n 's/^wcs=//p' | awk '{ s += $1 } END { print s + 0 }')
+	[ "$io" = 0 ] || [ "$wcs" -gt 0 ] ||
+		fail "polled lane: $io I/O commands, none through a polling thread"
 }
 
 # brd_create MB [N]: N (default 1) fresh RAM disks /dev/ram0.. of MB each.

@@ -5,7 +5,8 @@
  * the guest tests run), enough for purlinctl's tests: mkdir creates the
  * attribute files and default groups the kernel would, with the kernel's
  * defaults; every write is parsed, refused with the kernel's errno or
- * stored as the kernel would show it; mkdir, rmdir, symlink and unlink
+ * stored as the kernel would show it (an empty one never reaches the
+ * attribute: configfs says EFAULT); mkdir, rmdir, symlink and unlink
  * follow the VFS's and configfs's own rules (EEXIST, EPERM for default
  * groups and objects without links, EBUSY for a link target, ENOTEMPTY)
  * and the objects' (allowed hosts, port enable on the first link, ...).
@@ -29,6 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -960,6 +962,145 @@ static int st_tos(struct fake_ctx *c)
 	return st_param(c, -1, -1, 255);
 }
 
+static int st_poll_usecs(struct fake_ctx *c)
+{
+	return st_param(c, 50, 0, 100000);
+}
+
+/* Purlin's param_cq_mode: sysfs_match_string(), then the enabled check. */
+static int st_cq_mode(struct fake_ctx *c)
+{
+	static const char *const names[] = { "workqueue", "poll", NULL };
+
+	for (const char *const *n = names; *n; n++) {
+		if (k_streq(c->val, *n)) {
+			if (addr_frozen(c->dir))
+				return -EACCES;
+			snprintf(c->out, PATH_MAX, "%s", *n);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * The fake's possible CPUs (nr_cpu_ids).  configfs-ops.txt names only CPU 0
+ * and CPUs no machine has (8192), so that a guest of any size agrees.
+ */
+#define FAKE_NR_CPU_IDS 8
+
+static bool cpu_sep(char c)
+{
+	return isspace((unsigned char)c) || c == ',';
+}
+
+static bool cpu_end(char c)
+{
+	return !c || c == '\n';
+}
+
+/* bitmap_getnum(): 'N' (the last CPU) or decimal digits; NULL and *err when neither. */
+static const char *cpu_num(const char *s, unsigned int *num, int *err)
+{
+	unsigned long long n = 0;
+	const char *p = s;
+
+	if (*s == 'N') {
+		*num = FAKE_NR_CPU_IDS - 1;
+		return s + 1;
+	}
+	for (; isdigit((unsigned char)*p); p++)
+		if (n <= UINT_MAX)
+			n = n * 10 + (*p - '0');
+	*err = p == s ? -EINVAL : n > UINT_MAX ? -EOVERFLOW : 0;
+	*num = (unsigned int)n;
+	return *err ? NULL : p;
+}
+
+/*
+ * cpulist_parse() (bitmap_parselist()): regions "N", "N-M" or "all", each
+ * maybe with ":USED/GROUP", between blanks and commas; -EINVAL for syntax
+ * (or a range that ends before it starts), -ERANGE for a CPU past the
+ * last one, -EOVERFLOW for a number past 32 bits.
+ */
+static int k_cpulist(const char *s, bool mask[FAKE_NR_CPU_IDS])
+{
+	unsigned int start, end, off, group;
+	int err = 0;
+
+	memset(mask, 0, FAKE_NR_CPU_IDS * sizeof(*mask));
+	for (;;) {
+		while (cpu_sep(*s))
+			s++;
+		if (cpu_end(*s))
+			return 0;
+		if (!strncasecmp(s, "all", 3)) {
+			start = 0;
+			end = FAKE_NR_CPU_IDS - 1;
+			s += 3;
+		} else {
+			if (!(s = cpu_num(s, &start, &err)))
+				return err;
+			end = start;
+			if (!cpu_sep(*s) && !cpu_end(*s)) {
+				if (*s != '-')
+					return -EINVAL;
+				if (!(s = cpu_num(s + 1, &end, &err)))
+					return err;
+			}
+		}
+		if (cpu_sep(*s) || cpu_end(*s)) {
+			off = group = end + 1;
+		} else {
+			if (*s != ':' || !(s = cpu_num(s + 1, &off, &err)))
+				return err ? err : -EINVAL;
+			if (*s != '/' || !(s = cpu_num(s + 1, &group, &err)))
+				return err ? err : -EINVAL;
+		}
+		if (start > end || !group || off > group)
+			return -EINVAL;
+		if (end >= FAKE_NR_CPU_IDS)
+			return -ERANGE;
+		for (unsigned int cpu = start; cpu <= end; cpu += group)
+			for (unsigned int k = 0; k < off && cpu + k <= end; k++)
+				mask[cpu + k] = true;
+	}
+}
+
+/* The kernel's %*pbl: ranges "a-b" and single CPUs, comma separated. */
+static void show_cpulist(const bool mask[FAKE_NR_CPU_IDS], char *out)
+{
+	char *o = out;
+
+	*o = '\0';
+	for (unsigned int cpu = 0; cpu < FAKE_NR_CPU_IDS; cpu++) {
+		unsigned int last = cpu;
+
+		if (!mask[cpu])
+			continue;
+		while (last + 1 < FAKE_NR_CPU_IDS && mask[last + 1])
+			last++;
+		o += sprintf(o, "%s%u", o == out ? "" : ",", cpu);
+		if (last > cpu)
+			o += sprintf(o, "-%u", last);
+		cpu = last;
+	}
+}
+
+/* Purlin's param_poll_cpus: parsed (every CPU possible here), then the enabled check. */
+static int st_poll_cpus(struct fake_ctx *c)
+{
+	bool mask[FAKE_NR_CPU_IDS];
+	int ret = k_cpulist(c->val, mask);
+
+	if (ret)
+		return ret;
+	if (addr_frozen(c->dir))
+		return -EACCES;
+	show_cpulist(mask, c->out);
+	return 0;
+}
+
 static int st_port_pi_enable(struct fake_ctx *c)
 {
 	int ret = st_bool(c);
@@ -1037,6 +1178,9 @@ static const struct fake_attr port_attrs[] = {
 	{ "param_max_pending", "64", NULL, RW, st_max_pending },
 	{ "param_max_pending_per_addr", "16", NULL, RW, st_max_pending_per_addr },
 	{ "param_connect_timeout_ms", "10000", NULL, RW, st_connect_timeout },
+	{ "param_cq_mode", "workqueue", NULL, RW, st_cq_mode },
+	{ "param_poll_usecs", "50", NULL, RW, st_poll_usecs },
+	{ "param_poll_cpus", "", NULL, RW, st_poll_cpus },
 	{ "param_pi_enable", NULL, "0", RW, st_port_pi_enable },
 	{ NULL, NULL, NULL, 0, NULL },
 };
@@ -1433,6 +1577,8 @@ static int fake_write(const char *path, const char *val)
 		ret = -EISDIR;
 	else if (!a || !a->store)
 		ret = -EACCES;	/* configfs: no store method */
+	else if (!*val)
+		ret = -EFAULT;	/* configfs: fill_write_buffer() copied nothing */
 	else
 		ret = a->store(&c);
 	if (!ret && a->mode != WO)

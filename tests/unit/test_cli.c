@@ -120,6 +120,13 @@ static void test_argument_errors(void **state)
 		{ "port add 1 traddr 192.0.2.1 treq sometimes", "treq: invalid value" },
 		{ "port add 1 traddr 192.0.2.1 inline-size 4k", "param_inline_data_size" },
 		{ "port add 1 traddr 192.0.2.1 queue-size 1", "param_max_queue_size" },
+		{ "port add 1 traddr 192.0.2.1 cq-mode spin",
+		  "param_cq_mode 'spin' must be workqueue or poll" },
+		{ "port add 1 traddr 192.0.2.1 poll-usecs 100001",
+		  "param_poll_usecs '100001' must be -1 (the default, 50) or 0..100000" },
+		{ "port set 1 poll-cpus 3-1",
+		  "param_poll_cpus '3-1' must be CPUs and ascending ranges like 0-3,8" },
+		{ "port add 1 traddr 192.0.2.1 poll-cpus all", "param_poll_cpus 'all'" },
 		{ "port link 1", "missing subsys" },
 		{ "host add", "missing host nqn" },
 		{ "save a b", "unexpected argument 'b'" },
@@ -396,6 +403,53 @@ static void build_small_config(void)
 	assert_ok("port link 1 " S1);
 }
 
+/*
+ * cq-mode, poll-usecs and poll-cpus reach their files; a CPU list is
+ * compared as a set and "" empties it; the kernel's refusals come through
+ * (usage errors: test_argument_errors).
+ */
+static void test_port_poll_params(void **state)
+{
+	(void)state;
+	assert_ok("port add 1 traddr 192.0.2.1 cq-mode poll poll-usecs 20 poll-cpus 0,1,4-5");
+	assert_file("ports/1/param_cq_mode", "poll");
+	assert_file("ports/1/param_poll_usecs", "20");
+	assert_file("ports/1/param_poll_cpus", "0-1,4-5");
+	/* the same CPUs written another way, -1 for the default's 50: nothing to do */
+	assert_ok("-v port set 1 poll-cpus 0-1,4,5");
+	assert_has(cli_err, "nothing to change");
+	assert_ok("port set 1 poll-usecs -1");
+	assert_file("ports/1/param_poll_usecs", "50");
+	assert_ok("-v port set 1 poll-usecs 50");
+	assert_has(cli_err, "nothing to change");
+	/* an empty list is a value: the default, the RDMA device's NUMA node */
+	assert_ok("-n port set 1 poll-cpus %s", "");
+	assert_string_equal(cli_out, "write  ports/1/param_poll_cpus = \"\"\n");
+	assert_ok("port set 1 poll-cpus %s cq-mode workqueue", "");
+	assert_file("ports/1/param_poll_cpus", "");
+	assert_file("ports/1/param_cq_mode", "workqueue");
+	assert_ok("-v port set 1 poll-cpus %s", "");
+	assert_has(cli_err, "nothing to change");
+	assert_ok("port show 1");
+	assert_has(cli_out, "  param_cq_mode            workqueue\n");
+	assert_has(cli_out, "  param_poll_cpus          -\n");
+	assert_ok("-j port show 1");
+	assert_has(cli_out, "\"cq_mode\": \"workqueue\"");
+	assert_has(cli_out, "\"poll_cpus\": \"\"");
+	assert_has(cli_out, "\"poll_usecs\": \"50\"");
+
+	/* the kernel's: a CPU this machine lacks (the fake has 8), an enabled port */
+	assert_int_equal(run_cli("port set 1 poll-cpus 0-8"), PL_EXIT_FAIL);
+	assert_string_equal(cli_err,
+			    "purlinctl: port 1: param_poll_cpus: Numerical result out of range\n");
+	assert_file("ports/1/param_poll_cpus", "");
+	assert_ok("subsys add " S1);
+	assert_ok("port link 1 " S1);
+	assert_int_equal(run_cli("port set 1 cq-mode poll"), PL_EXIT_FAIL);
+	assert_string_equal(cli_err, "purlinctl: port 1: param_cq_mode: Permission denied\n");
+	assert_file("ports/1/param_cq_mode", "workqueue");
+}
+
 static void test_subsys_del_cascades(void **state)
 {
 	(void)state;
@@ -538,6 +592,12 @@ static void test_nvmet_target(void **state)
 	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 tos 104"), PL_EXIT_FAIL);
 	assert_has(cli_err, "param_tos: No such file or directory");
 	assert_false(tree_exists("ports/3"));
+	assert_false(tree_exists("ports/2/param_cq_mode"));
+	assert_false(tree_exists("ports/2/param_poll_usecs"));
+	assert_false(tree_exists("ports/2/param_poll_cpus"));
+	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 cq-mode poll"), PL_EXIT_FAIL);
+	assert_has(cli_err, "param_cq_mode: No such file or directory");
+	assert_false(tree_exists("ports/3"));
 	assert_ok("subsys add " S1);
 	assert_file("subsystems/" S1 "/attr_model", "Linux");
 	assert_ok("port link 1 " S1);
@@ -620,6 +680,7 @@ int main(void)
 		T(test_subsys_allow),
 		T(test_ns_lifecycle),
 		T(test_port_defaults_and_link),
+		T(test_port_poll_params),
 		T(test_subsys_del_cascades),
 		T(test_host_and_port_del_cascade),
 		T(test_clear),

@@ -478,6 +478,70 @@ static void test_restore_skips_missing_attributes(void **state)
 	assert_has(cli_err, "attr_qid_max: not supported by this target, skipped");
 }
 
+/* Port 1 with polled queues on CPUs cpus, then more ports. */
+#define POLL_PORT(cpus, more)                                                            \
+	"{\"ports\": [{\"portid\": 1, \"addr\": {\"trtype\": \"rdma\", \"adrfam\": \"ipv4\", "  \
+	"\"traddr\": \"192.0.2.10\", \"trsvcid\": \"4420\"}, \"param\": {\"cq_mode\": \"poll\", "   \
+	"\"poll_usecs\": \"20\", \"poll_cpus\": \"" cpus "\"}}" more "]}"
+
+/*
+ * The polling parameters (Purlin only) round trip: restored, saved as the
+ * kernel shows them, restored again to no change; an empty CPU list in
+ * the file empties a live one, and so does a rollback; nvmet skips all
+ * three with a note.
+ */
+static void test_restore_poll_params(void **state)
+{
+	char *file = scratch_file("poll.json", POLL_PORT("2,0-1", ""));
+	char *cleared = scratch_file("cleared.json", POLL_PORT("", ""));
+	char *failing = scratch_file("failing.json",
+				     POLL_PORT("0-2", ", {\"portid\": 2, \"addr\": {\"traddr\": "
+						      "\"192.0.2.11\"}}"));
+	char *saved = scratch_file("poll-saved.json", ""), *text;
+
+	(void)state;
+	assert_int_equal(run_cli("restore %s", file), 0);
+	assert_file("ports/1/param_cq_mode", "poll");
+	assert_file("ports/1/param_poll_usecs", "20");
+	assert_file("ports/1/param_poll_cpus", "0-2");
+	assert_int_equal(run_cli("-v restore %s", file), 0);
+	assert_has(cli_err, "the target already matches");
+	assert_int_equal(run_cli("save %s", saved), 0);
+	text = slurp(saved);
+	assert_has(text, "\"cq_mode\": \"poll\"");
+	assert_has(text, "\"poll_cpus\": \"0-2\"");
+	assert_has(text, "\"poll_usecs\": \"20\"");
+	free(text);
+	assert_int_equal(run_cli("clear"), 0);
+	assert_int_equal(run_cli("restore %s", saved), 0);
+	assert_file("ports/1/param_poll_cpus", "0-2");
+	assert_int_equal(run_cli("restore %s", cleared), 0);
+	assert_file("ports/1/param_poll_cpus", "");
+	assert_int_equal(run_cli("-v restore %s", cleared), 0);
+	assert_has(cli_err, "the target already matches");
+	/* the list written, then port 2's mkdir fails: the list is empty again */
+	cfs_fail_nth(2, EIO);
+	assert_int_equal(run_cli("restore %s", failing), PL_EXIT_FAIL);
+	cfs_fail_nth(0, 0);
+	assert_has(cli_err, "port 2: create: Input/output error");
+	assert_null(strstr(cli_err, "rollback:"));
+	assert_file("ports/1/param_poll_cpus", "");
+	assert_false(tree_exists("ports/2"));
+	assert_int_equal(run_cli("clear"), 0);
+
+	fake_target = FAKE_NVMET;
+	assert_int_equal(run_cli("-v restore %s", saved), 0);
+	assert_has(cli_err, "port 1: param_cq_mode: not supported by this target, skipped");
+	assert_has(cli_err, "port 1: param_poll_usecs: not supported by this target, skipped");
+	assert_has(cli_err, "port 1: param_poll_cpus: not supported by this target, skipped");
+	assert_false(tree_exists("ports/1/param_cq_mode"));
+	assert_file("ports/1/addr_traddr", "192.0.2.10");
+	free(file);
+	free(cleared);
+	free(failing);
+	free(saved);
+}
+
 static void test_dry_run_restore(void **state)
 {
 	char *before = tree_snapshot(), *after;
@@ -553,6 +617,7 @@ int main(void)
 		T(test_failure_message_names_step),
 		T(test_bad_files_touch_nothing),
 		T(test_restore_skips_missing_attributes),
+		T(test_restore_poll_params),
 		T(test_dry_run_restore),
 		T(test_restore_links_to_live_objects),
 		T(test_restore_moves_cntlid_range),

@@ -172,6 +172,38 @@ static void test_numbers(void **state)
 	CHECK(pl_check_tos,
 	      { "-1", true }, { "0", true }, { "104", true }, { "255", true }, { "256", false },
 	      { "-2", false }, { "0x68", false }, { "af31", false }, { "", false });
+	CHECK(pl_check_poll_usecs,
+	      { "-1", true }, { "0", true }, { "50", true }, { "100000", true },
+	      { "100001", false }, { "-2", false }, { "0x10", false }, { "50us", false },
+	      { "", false });
+}
+
+/* CPU lists: the kernel's shown form, "" for none; nothing of its wider input syntax. */
+static void test_cpu_lists(void **state)
+{
+	unsigned char set[(PL_CPU_MAX + 1) / 8] = { 0 };
+
+	(void)state;
+	CHECK(pl_check_poll_cpus,
+	      { "", true }, { "0", true }, { "0-3,8", true }, { "3-3", true }, { "8,0-3", true },
+	      { "0,1,2", true }, { "65535", true }, { "0-65535", true }, { "65536", false },
+	      { "3-1", false }, { "0,", false }, { ",0", false }, { "0,,1", false },
+	      { "0-", false }, { "-1", false }, { "0x1", false }, { "01", false }, { "0 1", false },
+	      { " 0", false }, { "all", false }, { "N", false }, { "0-3:1/2", false });
+	assert_true(pl_parse_cpulist("0-2,9,15", set));
+	assert_int_equal(set[0], 0x07);
+	assert_int_equal(set[1], 0x82);
+	assert_int_equal(set[2], 0);
+	assert_false(pl_parse_cpulist("0-2,x", NULL));
+	/* compared as sets; -1 of poll_usecs is Purlin's 50 */
+	assert_true(pl_attr_equal(PL_PORT, "param_poll_cpus", "0,1,4-5", "0-1,4-5"));
+	assert_true(pl_attr_equal(PL_PORT, "param_poll_cpus", "", ""));
+	assert_false(pl_attr_equal(PL_PORT, "param_poll_cpus", "", "0"));
+	assert_false(pl_attr_equal(PL_PORT, "param_poll_cpus", "0-2", "0-1"));
+	assert_true(pl_attr_equal(PL_PORT, "param_poll_usecs", "-1", "50"));
+	assert_false(pl_attr_equal(PL_PORT, "param_poll_usecs", "-1", "20"));
+	assert_true(pl_attr_empty_is_value(PL_PORT, "param_poll_cpus"));
+	assert_false(pl_attr_empty_is_value(PL_PORT, "param_cq_mode"));
 }
 
 static void test_enums_and_path(void **state)
@@ -186,6 +218,9 @@ static void test_enums_and_path(void **state)
 	CHECK(pl_check_treq,
 	      { "not specified", true }, { "required", true }, { "not required", true },
 	      { "not-specified", false }, { "", false });
+	CHECK(pl_check_cq_mode,
+	      { "workqueue", true }, { "poll", true }, { "POLL", false }, { "softirq", false },
+	      { "poll ", false }, { "", false });
 	CHECK(pl_check_ana_state,
 	      { "optimized", true }, { "non-optimized", true }, { "inaccessible", true },
 	      { "persistent-loss", true }, { "change", true }, { "nonoptimized", false });
@@ -269,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_identify_strings),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_cpu_lists),
 		cmocka_unit_test(test_enums_and_path),
 		cmocka_unit_test(test_address),
 		cmocka_unit_test(test_attr_generic),

@@ -181,9 +181,13 @@ int cfs_unlink(const char *rel)
 	return mutate(MUT_UNLINK, rel, NULL);
 }
 
+/*
+ * configfs never hands an empty write to the attribute (it answers
+ * EFAULT): an empty value goes as a lone newline, as echo "" writes it.
+ */
 int cfs_write(const char *rel, const char *val)
 {
-	return mutate(MUT_WRITE, rel, val);
+	return mutate(MUT_WRITE, rel, *val ? val : "\n");
 }
 
 /*

@@ -71,6 +71,7 @@ static long long minus1_default(enum pl_type type, const char *file)
 		{ "param_max_pending", 64 },
 		{ "param_max_pending_per_addr", 16 },
 		{ "param_connect_timeout_ms", 10000 },
+		{ "param_poll_usecs", 50 },
 	};
 
 	if (type != PL_PORT)
@@ -79,6 +80,28 @@ static long long minus1_default(enum pl_type type, const char *file)
 		if (!strcmp(defaults[i].file, file))
 			return defaults[i].value;
 	return -1;
+}
+
+/* The same CPUs, however the lists are written; lists that do not parse as strings. */
+static bool cpus_equal(const char *a, const char *b)
+{
+	const size_t len = (PL_CPU_MAX + 1) / 8;
+	unsigned char *set = xcalloc(2, len);
+	bool equal;
+
+	if (pl_parse_cpulist(a, set) && pl_parse_cpulist(b, set + len))
+		equal = !memcmp(set, set + len, len);
+	else
+		equal = !strcmp(a, b);
+	free(set);
+	return equal;
+}
+
+bool pl_attr_empty_is_value(enum pl_type type, const char *file)
+{
+	const struct pl_attr_spec *spec = pl_attr_spec(type, file);
+
+	return spec && spec->cmp == PL_CMP_CPUS;
 }
 
 bool pl_attr_equal(enum pl_type type, const char *file, const char *a, const char *b)
@@ -96,6 +119,8 @@ bool pl_attr_equal(enum pl_type type, const char *file, const char *a, const cha
 		hex_only(ha, a, sizeof(ha));
 		hex_only(hb, b, sizeof(hb));
 		return !strcmp(ha, hb);
+	case PL_CMP_CPUS:
+		return cpus_equal(a, b);
 	case PL_CMP_STR:
 		break;
 	}

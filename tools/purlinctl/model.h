@@ -31,6 +31,7 @@ enum pl_cmp {
 	PL_CMP_STR,
 	PL_CMP_NUM,	/* numerically: "0x10" equals "16" */
 	PL_CMP_HEX,	/* hex digits only, any case: UUIDs and NGUIDs */
+	PL_CMP_CPUS,	/* CPU lists as sets: "0,1" equals "0-1"; empty is a value too */
 };
 
 struct pl_attr_spec {
@@ -96,6 +97,11 @@ bool pl_is_int_key(enum pl_type type, const char *file);
  * compares them? A wanted -1 of a port parameter equals Purlin's default.
  */
 bool pl_attr_equal(enum pl_type type, const char *file, const char *a, const char *b);
+/*
+ * Is an empty value of file one to write (it empties a CPU list)? For
+ * every other attribute an empty wanted value asks for nothing.
+ */
+bool pl_attr_empty_is_value(enum pl_type type, const char *file);
 /* Reason why value cannot be written to file, or NULL. */
 const char *pl_attr_check(enum pl_type type, const char *file, const char *value);
 

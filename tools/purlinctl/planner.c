@@ -46,7 +46,7 @@ static bool needs_write(const struct pl_node *want, const struct pl_node *have, 
 	const char *cur;
 	char *label;
 
-	if (!*val)
+	if (!*val && !pl_attr_empty_is_value(want->type, file))
 		return false;
 	if (!have)
 		return true;

@@ -35,6 +35,9 @@ static const struct pl_kw port_kws[] = {
 	{ "max-pending", "param_max_pending", NULL, NULL },
 	{ "max-pending-per-addr", "param_max_pending_per_addr", NULL, NULL },
 	{ "connect-timeout", "param_connect_timeout_ms", NULL, NULL },
+	{ "cq-mode", "param_cq_mode", NULL, NULL },
+	{ "poll-usecs", "param_poll_usecs", NULL, NULL },
+	{ "poll-cpus", "param_poll_cpus", NULL, NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -107,7 +110,8 @@ static int port_unlink(struct pl_ctx *ctx, int argc, char **argv)
 #define PORT_ATTRS "[trtype rdma|tcp|...] [adrfam ipv4|ipv6|...] [traddr ADDR]\n" \
 	"        [trsvcid SVC] [treq required|not-required|not-specified]\n"      \
 	"        [inline-size BYTES] [queue-size N] [tos -1|0..255]\n"        \
-	"        [max-pending N] [max-pending-per-addr N] [connect-timeout MS]"
+	"        [max-pending N] [max-pending-per-addr N] [connect-timeout MS]\n"      \
+	"        [cq-mode workqueue|poll] [poll-usecs US] [poll-cpus LIST|\"\"]"
 
 static const struct pl_verb port_verbs[] = {
 	{ "add", port_add, "ID " PORT_ATTRS },

@@ -109,6 +109,9 @@ static const struct pl_attr_spec port_attrs[] = {
 	{ "param_max_pending", pl_check_max_pending, PL_CMP_NUM, false },
 	{ "param_max_pending_per_addr", pl_check_max_pending, PL_CMP_NUM, false },
 	{ "param_connect_timeout_ms", pl_check_connect_timeout, PL_CMP_NUM, false },
+	{ "param_cq_mode", pl_check_cq_mode, PL_CMP_STR, false },
+	{ "param_poll_usecs", pl_check_poll_usecs, PL_CMP_NUM, false },
+	{ "param_poll_cpus", pl_check_poll_cpus, PL_CMP_CPUS, false },
 	{ NULL, NULL, PL_CMP_STR, false },
 };
 

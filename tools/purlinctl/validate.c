@@ -344,6 +344,59 @@ const char *pl_check_connect_timeout(const char *s)
 		"must be -1 (the default, 10000) or 100..600000 milliseconds";
 }
 
+const char *pl_check_cq_mode(const char *s)
+{
+	static const char *const set[] = { "workqueue", "poll", NULL };
+
+	return in_set(s, set) ? NULL : "must be workqueue or poll";
+}
+
+const char *pl_check_poll_usecs(const char *s)
+{
+	return int_or_default(s, 0, 100000) ? NULL :
+		"must be -1 (the default, 50) or 0..100000 microseconds";
+}
+
+/* One CPU number of a list; the rest of s after it, or NULL. */
+static const char *cpu_number(const char *s, long long *cpu)
+{
+	size_t len = strspn(s, "0123456789");
+	char buf[8];
+
+	if (!len || len >= sizeof(buf))
+		return NULL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return dec_in_range(buf, 0, PL_CPU_MAX) && pl_parse_long(buf, 10, cpu) ? s + len : NULL;
+}
+
+bool pl_parse_cpulist(const char *s, unsigned char *set)
+{
+	long long lo, hi;
+
+	if (!*s)
+		return true;
+	for (;;) {
+		if (!(s = cpu_number(s, &lo)))
+			return false;
+		hi = lo;
+		if (*s == '-' && (!(s = cpu_number(s + 1, &hi)) || hi < lo))
+			return false;
+		for (long long cpu = lo; set && cpu <= hi; cpu++)
+			set[cpu / 8] |= 1u << (cpu % 8);
+		if (!*s)
+			return true;
+		if (*s++ != ',')
+			return false;
+	}
+}
+
+const char *pl_check_poll_cpus(const char *s)
+{
+	return pl_parse_cpulist(s, NULL) ? NULL :
+		"must be CPUs and ascending ranges like 0-3,8, or empty (the RDMA device's NUMA node)";
+}
+
 const char *pl_check_mdts(const char *s)
 {
 	return int_or_default(s, 0, 255) ? NULL : "must be -1 (transport default) or 0..255";

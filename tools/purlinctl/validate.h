@@ -46,6 +46,9 @@ const char *pl_check_mdts(const char *s);
 const char *pl_check_tos(const char *s);
 const char *pl_check_max_pending(const char *s);
 const char *pl_check_connect_timeout(const char *s);
+const char *pl_check_cq_mode(const char *s);
+const char *pl_check_poll_usecs(const char *s);
+const char *pl_check_poll_cpus(const char *s);
 /* Address and service id depend on the address family (NULL: ipv4). */
 const char *pl_check_traddr(const char *adrfam, const char *s);
 const char *pl_check_trsvcid(const char *adrfam, const char *s);
@@ -53,6 +56,16 @@ const char *pl_check_trsvcid(const char *adrfam, const char *s);
 /* Any attribute: a name configfs could have, a value it could take. */
 const char *pl_check_attr_name(const char *s);
 const char *pl_check_attr_value(const char *s);
+
+/* The largest CPU number a CPU list may name here (the kernel knows its own). */
+#define PL_CPU_MAX 65535
+
+/*
+ * A CPU list as the kernel shows one: CPUs and ascending ranges in plain
+ * decimal, comma separated ("0-3,8"), or "" for none. When set is given
+ * (PL_CPU_MAX + 1 bits, zeroed), the CPUs are marked in it.
+ */
+bool pl_parse_cpulist(const char *s, unsigned char *set);
 
 /* CLI booleans (on/off, yes/no, true/false, 1/0) to "1"/"0"; NULL if bad. */
 const char *pl_parse_bool(const char *s);

@@ -51,6 +51,10 @@ expect_err - "Cannot assign requested address" purlinctl port link 1 $NQN
 purlinctl port set 1 traddr $TRADDR
 purlinctl port link 1 $NQN
 expect_err - "Permission denied" purlinctl port set 1 trsvcid 4425
+# a CPU list is parsed before the live port is refused: a CPU no guest has
+expect_err - "port 1: param_poll_cpus: Numerical result out of range" \
+	purlinctl port set 1 poll-cpus 8192
+expect_err - "port 1: param_cq_mode: Permission denied" purlinctl port set 1 cq-mode poll
 purlinctl -j subsys show $NQN > show.json
 grep -q '"serial"' show.json || fail "JSON show has no serial"
 purlinctl clear

@@ -7,11 +7,12 @@
 # host is refused, then served, then refused), ns add disabled, enable and
 # disable (the namespace appears on and vanishes from the host), ns set
 # path on an enabled namespace (the host reads the new device), port
-# link/unlink (the discovery log follows), cascading subsys del and port
-# del; restore of a file with referrals (in the host's discovery log), ANA
-# groups and ana_grpid (in the host's ANA log and path ana_state) and
-# buffered_io (a tmpfs file, data lands in it); a restore that fails half
-# way on a live configuration leaves it exactly as it was; if-present; and
+# link/unlink (the discovery log follows), port add/set of the polling
+# parameters (read back, emptied, refused on a live port), cascading
+# subsys del and port del; restore of a file with referrals (in the
+# host's discovery log), ANA groups and ana_grpid (in the host's ANA log
+# and path ana_state), buffered_io (a tmpfs file, data lands in it) and a
+# polled port; a restore that fails half way on a live configuration leaves it exactly as it was; if-present; and
 # purlin.service's ExecStart/ExecReload/ExecStop command lines, taken from
 # the unit file, on the unit's configuration path.
 # timeout: 180
@@ -322,11 +323,22 @@ grep -qx "nvme subsystem|1|4420|$A" d2.txt || { cat disc.txt; fail "A no longer 
 if grep -q "|$B\$" d2.txt; then cat disc.txt; fail "unlinked B still discovered"; fi
 refused $B 4420
 
+log "port add and set: cq-mode, poll-usecs, poll-cpus"
+purlinctl port add 2 traddr $TRADDR trsvcid 4421 cq-mode poll poll-usecs 20 poll-cpus 0
+expect_attr ports/2/param_cq_mode poll
+expect_attr ports/2/param_poll_usecs 20
+expect_attr ports/2/param_poll_cpus 0
+purlinctl port set 2 poll-usecs -1 poll-cpus ""
+expect_attr ports/2/param_poll_usecs 50
+expect_attr ports/2/param_poll_cpus ""
+purlinctl port set 2 poll-cpus 0
+
 log "cascading subsys del and port del"
-purlinctl port add 2 traddr $TRADDR trsvcid 4421
 purlinctl port link 1 $B
 purlinctl port link 2 $B
 purlinctl port link 2 $A
+expect_err - "port 2: param_cq_mode: Permission denied" purlinctl port set 2 cq-mode workqueue
+expect_attr ports/2/param_cq_mode poll
 purlinctl subsys set $B allow-any-host off
 purlinctl host add $HOSTNQN
 purlinctl subsys allow $B $HOSTNQN
@@ -355,6 +367,10 @@ expect_attr ports/1/ana_groups/1/ana_state optimized
 expect_attr ports/1/ana_groups/2/ana_state non-optimized
 expect_attr ports/2/ana_groups/1/ana_state optimized
 expect_attr ports/2/ana_groups/2/ana_state inaccessible
+expect_attr ports/2/param_cq_mode poll
+expect_attr ports/2/param_poll_usecs 20
+expect_attr ports/2/param_poll_cpus 0
+expect_attr ports/1/param_cq_mode workqueue
 R=ports/1/referrals/peer
 expect_attr $R/addr_trtype rdma
 expect_attr $R/addr_adrfam ipv4

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # purlinctl restores an nvmetcli-format file with two subsystems (two
 # namespaces each) on two ports, on Purlin and on Linux's nvmet; the stock
-# host connects and moves data through both; save gives back what was
-# restored; restore is idempotent; clear removes everything.
+# host connects and moves data through both (on Purlin port 2's I/O queues
+# are polled: cq_mode, poll_usecs and poll_cpus, which nvmet skips); save
+# gives back what was restored; restore is idempotent; clear removes
+# everything.
 # timeout: 300
 
 A=nqn.2026-11.io.purlin.test:restore-a
@@ -27,20 +29,26 @@ exercise() {
 # groups and ana_grpid (Purlin gets them in issue 4), buffered_io (file
 # back end, issue 4), pi_enable (nvmet only), and firmware/ieee_oui (which
 # nvmet on 6.1 lacks, like max_queue_size), addr_tsas (nvmet on 6.12) and
-# param_tos, param_max_pending(_per_addr), param_connect_timeout_ms
-# (Purlin only).  Trailing commas go too: which line is last in
-# an object depends on what was dropped (nvmet on a kernel without
-# CONFIG_BLK_DEV_INTEGRITY has no pi_enable after inline_data_size).
+# param_tos, param_max_pending(_per_addr), param_connect_timeout_ms,
+# param_cq_mode, param_poll_usecs, param_poll_cpus (Purlin only).
+# Trailing commas go too: which line is last in an object depends on what
+# was dropped (nvmet on a kernel without CONFIG_BLK_DEV_INTEGRITY has no
+# pi_enable after inline_data_size).
 normalise() {
 	sed -e '/"ana_groups": \[\],*$/d' -e '/"ana_groups": \[$/,/^      \],*$/d' \
 	    -e '/"ana": {$/,/},*$/d' "$1" |
-		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"' |
+		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"\|"cq_mode"\|"poll_usecs"\|"poll_cpus"' |
 		sed 's/,$//'
 }
 
 for target in purlin nvmet; do
 	log "== $target"
 	purlinctl --target $target restore $CFG
+	if [ $target = purlin ]; then
+		[ "$(cat $PURLIN_CFS/ports/2/param_cq_mode)" = poll ] || fail "port 2 is not polled"
+		[ "$(cat $PURLIN_CFS/ports/2/param_poll_usecs)" = 20 ] || fail "poll_usecs not restored"
+		[ "$(cat $PURLIN_CFS/ports/2/param_poll_cpus)" = 0 ] || fail "poll_cpus not restored"
+	fi
 	exercise $target
 	purlinctl --target $target save saved-$target.json
 	log "restore again: idempotent"

@@ -8,6 +8,7 @@
 #ifndef PURLIN_COMPAT_H
 #define PURLIN_COMPAT_H
 
+#include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -46,11 +47,20 @@ static inline int purlin_issue_discard(struct block_device *bdev,
 #endif
 }
 
-/* Can bios to bdev be polled (REQ_POLLED, bio_poll())?  6.11 made it a feature bit. */
+/*
+ * Can bios to bdev be polled (REQ_POLLED, bio_poll())?  6.11 made it a
+ * feature bit, which some kernels set for any tag set with a poll map,
+ * poll queues or not: a blk-mq device must have poll queues too.
+ */
 static inline bool purlin_bdev_can_poll(struct block_device *bdev)
 {
 #ifdef BLK_FEAT_POLL
-	return bdev_get_queue(bdev)->limits.features & BLK_FEAT_POLL;
+	struct request_queue *q = bdev_get_queue(bdev);
+
+	if (!(q->limits.features & BLK_FEAT_POLL))
+		return false;
+	return !queue_is_mq(q) || (q->tag_set->nr_maps > HCTX_TYPE_POLL &&
+				   q->tag_set->map[HCTX_TYPE_POLL].nr_queues);
 #else
 	return test_bit(QUEUE_FLAG_POLL, &bdev_get_queue(bdev)->queue_flags);
 #endif

@@ -458,6 +458,7 @@ int purlin_ns_enable(struct purlin_ns *ns)
 		mutex_unlock(&subsys->lock);
 		goto exit_ref;
 	}
+	ns->poll_off = false;
 	ns->enabled = true;
 	subsys->nr_namespaces++;
 	mutex_unlock(&subsys->lock);

@@ -126,12 +126,16 @@ unsigned int purlin_poll_bios(struct purlin_poll_ctx *ctx)
 		ctx->nr_bios--;
 		req->polled = false;
 		bio_uninit(&req->bio);
-		if (req->poll_sts == BLK_STS_AGAIN) {
+		if (req->poll_sts == BLK_STS_AGAIN ||
+		    req->poll_sts == BLK_STS_NOTSUPP) {
 			/*
 			 * REQ_NOWAIT refused (no tag free, a split needed, the
-			 * queue frozen): a worker submits it unpolled, where it
-			 * may wait.
+			 * queue frozen), or REQ_POLLED (6.11+: a queue without
+			 * poll queues): a worker submits it unpolled, where it
+			 * may wait.  After a NOTSUPP the namespace polls no more.
 			 */
+			if (req->poll_sts == BLK_STS_NOTSUPP)
+				WRITE_ONCE(req->ns->poll_off, true);
 			ctx->bio_punts++;
 			req->poll = NULL;
 			INIT_WORK(&req->work, purlin_bdev_rw_work);
@@ -145,12 +149,13 @@ unsigned int purlin_poll_bios(struct purlin_poll_ctx *ctx)
 }
 
 /*
- * Can bio go polled?  The device must poll and take REQ_NOWAIT, and the
- * bio must need no split: a REQ_NOWAIT bio that would be split is refused.
+ * Can bio to a polling device go polled?  The device must take REQ_NOWAIT
+ * and the bio must need no split (a REQ_NOWAIT bio that would be split is
+ * refused); what this misses ends in BLK_STS_AGAIN and a worker.
  */
 static bool purlin_bdev_poll_ok(struct block_device *bdev, struct bio *bio)
 {
-	return purlin_bdev_can_poll(bdev) && bdev_nowait(bdev) &&
+	return bdev_nowait(bdev) &&
 	       bio_sectors(bio) <= queue_max_sectors(bdev_get_queue(bdev)) &&
 	       bio->bi_vcnt <= queue_max_segments(bdev_get_queue(bdev));
 }
@@ -186,13 +191,24 @@ static void purlin_bdev_execute_rw(struct purlin_req *req)
 	/*
 	 * From a polling thread, to a device that polls: listed before the
 	 * submission, which may complete it.  A bio the block layer cannot
-	 * poll after all (it clears REQ_POLLED) completes by interrupt and
-	 * wakes the thread.  REQ_NOWAIT: a polled bio must never wait for a
-	 * tag, which only this thread's polling may free; it completes with
+	 * poll after all (6.1 clears REQ_POLLED) completes by interrupt.
+	 * REQ_NOWAIT: a polled bio must never wait (for a tag, or a frozen
+	 * queue) on what only this thread's polling frees; it completes with
 	 * BLK_STS_AGAIN instead and purlin_poll_bios() hands it to a worker.
+	 * A bio to a polling device that cannot go polled is the worker's
+	 * too, for the same reason; one to a device that does not poll
+	 * waits on nothing of ours and is submitted here.
 	 */
 	if (req->poll && req->poll->task == current &&
-	    purlin_bdev_poll_ok(ns->bdev.bdev, bio)) {
+	    purlin_bdev_can_poll(ns->bdev.bdev) && !READ_ONCE(ns->poll_off)) {
+		if (!purlin_bdev_poll_ok(ns->bdev.bdev, bio)) {
+			bio_uninit(bio);
+			req->poll->bio_punts++;
+			req->poll = NULL;
+			INIT_WORK(&req->work, purlin_bdev_rw_work);
+			queue_work(purlin_io_wq, &req->work);
+			return;
+		}
 		bio->bi_opf |= REQ_POLLED | REQ_NOWAIT;
 		req->polled = true;
 		req->poll_done = false;

@@ -32,7 +32,14 @@ static int purlin_live_get(char *buf, const struct kernel_param *kp)
 			  purlin_bufpool_free_chunks());
 }
 
+/* Read-only: "modprobe purlin live=..." is refused, not a NULL call. */
+int purlin_param_read_only(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
 static const struct kernel_param_ops purlin_live_ops = {
+	.set = purlin_param_read_only,
 	.get = purlin_live_get,
 };
 module_param_cb(live, &purlin_live_ops, NULL, 0444);

@@ -211,6 +211,8 @@ struct purlin_ns {
 	struct purlin_bdev bdev;	/* block back end, or */
 	struct file *file;		/* file back end */
 	bool buffered_io;		/* file: page cache, not O_DIRECT */
+	/* Block: a polled bio was refused (REQ_POLLED unsupported). */
+	bool poll_off;
 	struct purlin_io_stats __percpu *stats;	/* for the object's life */
 	u32 anagrpid;			/* 1..PURLIN_MAX_ANA_GROUPS, cfg_sem */
 	u64 size;			/* bytes */
@@ -523,6 +525,7 @@ struct purlin_backend_ops {
 };
 extern const struct purlin_backend_ops purlin_bdev_ops, purlin_file_ops;
 unsigned int purlin_poll_bios(struct purlin_poll_ctx *ctx);
+int purlin_param_read_only(const char *val, const struct kernel_param *kp);
 
 extern struct purlin_buf_acct purlin_disc_acct;
 int purlin_bufpool_init(unsigned int megabytes);

@@ -361,14 +361,35 @@ static bool prl_fetch(struct prl_rdma_rsp *rsp)
 	return true;
 }
 
+/* A polled queue's command that may block, off its polling thread. */
+void prl_execute_work(struct work_struct *work)
+{
+	purlin_req_execute(&container_of(work, struct prl_rdma_rsp,
+					 exec_work)->req);
+}
+
 /*
- * Execute: the back end runs the command.  In a polled queue's thread the
- * back end may poll its bio from there (req->poll, io-bdev.c).
+ * Execute: the back end runs the command.  In a polled queue's thread,
+ * reads and writes run there (the block back end may poll their bios,
+ * req->poll, io-bdev.c); anything else may block (Connect's locks, Flush,
+ * Write Zeroes, Deallocate), and a blocked thread would stall every queue
+ * it polls and the polled bios only it reaps: a worker runs those.
  */
 static void prl_execute(struct prl_rdma_rsp *rsp)
 {
-	rsp->req.poll = rsp->queue->poll_ctx;
-	purlin_req_execute(&rsp->req);
+	struct purlin_poll_ctx *ctx = rsp->queue->poll_ctx;
+	struct purlin_req *req = &rsp->req;
+	u8 op = req->cmd->common.opcode;
+
+	req->poll = NULL;
+	if (ctx && ctx->task == current) {
+		if (op != nvme_cmd_read && op != nvme_cmd_write) {
+			queue_work(purlin_io_wq, &rsp->exec_work);
+			return;
+		}
+		req->poll = ctx;
+	}
+	purlin_req_execute(req);
 }
 
 /*

@@ -22,12 +22,15 @@
 
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 
 #include "rdma.h"
 
 /* Completions reaped from one CQ at a time. */
 #define PRL_POLL_BATCH		16
+/* Polled bios out and nothing done for this long: poll once a tick. */
+#define PRL_POLL_BIO_SPIN_NS	(10 * NSEC_PER_MSEC)
 
 struct prl_poller {
 	struct purlin_poll_ctx ctx;	/* ctx.task: the polling thread */
@@ -42,7 +45,7 @@ struct prl_poller {
 	unsigned int nr_queues;		/* prl_poll_lock */
 	u64 spin_ns;			/* the largest of its queues' */
 	u64 spin_cur;			/* adapted, up to spin_ns; thread only */
-	bool event;			/* a CQ event since the last look */
+	int event;			/* a CQ event since the last look */
 	/* Statistics; written by the thread only. */
 	u64 wcs;			/* work completions reaped */
 	u64 bios;			/* polled bios finished */
@@ -60,7 +63,7 @@ static void prl_poll_cq_event(struct ib_cq *cq, void *ctx)
 	struct prl_poller *p = ctx;
 
 	/* Set before the thread's check in prl_poller_sleep(): no lost wake. */
-	if (!xchg(&p->event, true))
+	if (!xchg(&p->event, 1))
 		wake_up_process(p->ctx.task);
 }
 
@@ -124,7 +127,7 @@ static bool prl_poller_sleep(struct prl_poller *p)
 	if (missed)
 		return false;
 	set_current_state(TASK_IDLE);
-	if (!xchg(&p->event, false) && !kthread_should_stop()) {
+	if (!xchg(&p->event, 0) && !kthread_should_stop()) {
 		p->sleeps++;
 		schedule();
 		slept = true;
@@ -157,21 +160,29 @@ static int prl_poller_fn(void *data)
 
 	p->spin_cur = READ_ONCE(p->spin_ns);
 	while (!kthread_should_stop()) {
-		WRITE_ONCE(p->event, false);
+		WRITE_ONCE(p->event, 0);
 		if (prl_poll_pass(p, wcs)) {
 			idle_since = 0;
 			cond_resched();
 			continue;
 		}
 		p->idle_passes++;
-		/* A polled bio completes only if polled: never sleep on one. */
-		if (p->ctx.nr_bios) {
-			cond_resched();
-			continue;
-		}
 		now = local_clock();
 		if (!idle_since)
 			idle_since = now;
+		/*
+		 * A polled bio completes only if polled: no sleep while one is
+		 * out, but after PRL_POLL_BIO_SPIN_NS without progress (a slow
+		 * device, or bios that will complete by interrupt after all)
+		 * poll once a tick.
+		 */
+		if (p->ctx.nr_bios) {
+			if (now - idle_since > PRL_POLL_BIO_SPIN_NS)
+				schedule_timeout_idle(1);
+			else
+				cond_resched();
+			continue;
+		}
 		if (now - idle_since < min(p->spin_cur, READ_ONCE(p->spin_ns))) {
 			/* Spinning gives way to anyone woken on this CPU. */
 			if (need_resched())
@@ -260,6 +271,7 @@ int prl_poll_attach(struct prl_rdma_queue *queue)
 	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
 		return -ENOMEM;
 	prl_poll_cpus(queue, mask);
+	/* Pick and count ourselves in; never wait for a pass under it. */
 	mutex_lock(&prl_poll_lock);
 	for_each_cpu(cpu, mask) {
 		struct prl_poller *c = prl_pollers[cpu];
@@ -277,37 +289,39 @@ int prl_poll_attach(struct prl_rdma_queue *queue)
 			if (!prl_pollers[cpu])
 				break;
 		p = prl_pollers[cpu] = prl_poller_create(cpu);
-		if (!p) {
-			ret = -ENOMEM;
-			goto unlock;
-		}
 	}
+	if (p)
+		p->nr_queues++;
+	mutex_unlock(&prl_poll_lock);
+	free_cpumask_var(mask);
+	if (!p)
+		return -ENOMEM;
+
 	attr.comp_vector = p->cpu % queue->dev->ib->num_comp_vectors;
 	cq = ib_create_cq(queue->dev->ib, prl_poll_cq_event, prl_poll_cq_error,
 			  p, &attr);
-	if (IS_ERR(cq)) {
-		ret = PTR_ERR(cq);
-		goto unlock;
+	ret = PTR_ERR_OR_ZERO(cq);
+	if (!ret) {
+		ret = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+		if (ret)
+			ib_destroy_cq(cq);
 	}
-	ret = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
 	if (ret) {
-		ib_destroy_cq(cq);
-		goto unlock;
+		mutex_lock(&prl_poll_lock);
+		p->nr_queues--;
+		mutex_unlock(&prl_poll_lock);
+		return ret;
 	}
 	queue->cq = cq;
 	queue->poller = p;
 	queue->poll_ctx = &p->ctx;
-	p->nr_queues++;
 	mutex_lock(&p->lock);
 	list_add_tail(&queue->poll_entry, &p->queues);
 	prl_poller_update_spin(p);
 	mutex_unlock(&p->lock);
 	/* A completion may have come before the queue was listed. */
 	prl_poll_cq_event(cq, p);
-unlock:
-	mutex_unlock(&prl_poll_lock);
-	free_cpumask_var(mask);
-	return ret;
+	return 0;
 }
 
 /*
@@ -321,11 +335,11 @@ void prl_poll_detach(struct prl_rdma_queue *queue)
 
 	if (!p)
 		return;
-	mutex_lock(&prl_poll_lock);
 	mutex_lock(&p->lock);
 	list_del(&queue->poll_entry);
 	prl_poller_update_spin(p);
 	mutex_unlock(&p->lock);
+	mutex_lock(&prl_poll_lock);
 	p->nr_queues--;
 	mutex_unlock(&prl_poll_lock);
 	ib_destroy_cq(queue->cq);
@@ -360,6 +374,7 @@ static int prl_pollers_get(char *buf, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops prl_pollers_ops = {
+	.set = purlin_param_read_only,
 	.get = prl_pollers_get,
 };
 module_param_cb(pollers, &prl_pollers_ops, NULL, 0444);
@@ -374,10 +389,16 @@ int prl_poll_init(void)
 /* Every queue is gone: stop the threads. */
 void prl_poll_exit(void)
 {
+	struct prl_poller **pollers;
 	int cpu;
 
+	/* A reader of the pollers parameter may still be about. */
+	mutex_lock(&prl_poll_lock);
+	pollers = prl_pollers;
+	prl_pollers = NULL;
+	mutex_unlock(&prl_poll_lock);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		struct prl_poller *p = prl_pollers[cpu];
+		struct prl_poller *p = pollers[cpu];
 
 		if (!p)
 			continue;
@@ -385,6 +406,5 @@ void prl_poll_exit(void)
 		kthread_stop(p->ctx.task);
 		kfree(p);
 	}
-	kfree(prl_pollers);
-	prl_pollers = NULL;
+	kfree(pollers);
 }

@@ -165,6 +165,7 @@ static int prl_alloc_rsps(struct prl_rdma_queue *queue)
 		rsp->send_wr.sg_list = &rsp->send_sge;
 		rsp->send_wr.num_sge = 1;
 		rsp->send_wr.send_flags = IB_SEND_SIGNALED;
+		INIT_WORK(&rsp->exec_work, prl_execute_work);
 		list_add_tail(&rsp->entry, &queue->free_rsps);
 	}
 	queue->nr_free = queue->nr_rsps;

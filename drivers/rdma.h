@@ -117,6 +117,8 @@ struct prl_rdma_rsp {
 	struct purlin_buf_acct *accts[2];
 	int nr_accts;
 	bool own_buf;			/* data in queue->connect_page */
+	/* A polled queue's command that may block runs here (rdma-io.c). */
+	struct work_struct exec_work;
 	struct list_head entry;		/* free_rsps, a wait list or zombies */
 	struct scatterlist sgl[PURLIN_MAX_CHUNKS];
 };
@@ -281,5 +283,6 @@ void prl_queue_response(struct purlin_req *req);
 void prl_send_done(struct ib_cq *cq, struct ib_wc *wc);
 void prl_release_rsp(struct prl_rdma_rsp *rsp);
 void prl_wait_work(struct work_struct *work);
+void prl_execute_work(struct work_struct *work);
 
 #endif /* PURLIN_RDMA_H */

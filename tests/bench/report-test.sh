@@ -11,7 +11,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 fails=0
 
 check() {	# check NAME FILE FIXED-STRING: FILE has a line with FIXED-STRING
@@ -34,6 +34,19 @@ absent() {	# absent NAME FILE FIXED-STRING
 run() {	# run RAW OUT: process RAW into OUT; prints the exit status
 	BENCH_RAW=$1 BENCH_OUT=$2 "$top/bench/run" > "$2.log" 2>&1
 	echo $?
+}
+
+# refused WHAT RAW OUT MESSAGE: bench/run must refuse RAW (exit 2) saying
+# MESSAGE.
+refused() {
+	local rc
+	rc=$(run "$2" "$3")
+	if [ "$rc" -eq 2 ] && grep -q "$4" "$3.log"; then
+		echo "PASS bench-report: $1 is refused"
+	else
+		echo "FAIL bench-report: $1 gave exit $rc"
+		fails=$((fails + 1))
+	fi
 }
 
 # process NAME RAW OUT FILE: bench/run RAW into OUT must succeed and write
@@ -93,15 +106,82 @@ if process pair "$tmp/raw-pair.txt" "$out" "$(basename "$md")"; then
 	check "pair: command" "$md" "BENCH_PERF=1 BENCH_PAIR=1 KVER=6.1.0-test-amd64 make bench"
 fi
 
+# Instruction counts (BENCH_INSN=1, pair mode): snapshots of 1000 I/Os per
+# window (one window of 3000 I/Os whose back end keeps no count: fio's
+# 1000 IOPS x 6 s / 2 CPUs), attributed with data/insn/kallsyms.nullblk.
+# Per I/O: nvmet user 5000, nic 50000, tgt 50000 (sched 30000, target 1000,
+# block 9000, wq 9900, unknown 100); Purlin at qd 32 tgt 25000 (sched 10000,
+# target 2000, block 9000, other 3900, unknown 100), at qd 1 sched 20000.
+# Context switches per I/O 2 (nvmet) and 0.1 (Purlin qd 32).
+mkdir -p "$tmp/insn/insn"
+cp "$here/data/insn/kallsyms.nullblk" "$tmp/insn/insn/"
+snap() {	# snap N SCALE SCHED TARGET WQ OTHER
+	local s=$(($2 * 1000))
+	{
+		echo "0 $((5000 * s))"
+		echo "ffffffffc0000010 $((50000 * s))"	# rxe_requester: nic
+		echo "ffffffff81001040 $(($3 * s))"	# __schedule
+		echo "$4 $((${5%%:*} * s))"		# the target's receive handler
+		echo "ffffffff81002000 $((9000 * s))"	# blk_mq_submit_bio
+		echo "ffffffff81004000 $(($6 * s))"	# process_one_work
+		echo "ffffffff81005010 $((${7} * s))"	# memcpy: other
+		echo "ffffffff80000000 $((100 * s))"	# below the first symbol
+		echo "total $(((5000 + 50000 + $3 + ${5%%:*} + 9000 + $6 + $7 + 100) * s))"
+	} > "$tmp/insn/insn/insn.snap.$1"
+}
+n=0
+grep -v '^PROF ' "$here/data/raw-profile.txt" |
+	sed 's/^INFO kernel=\([^ ]*\) /INFO kernel=\1 mode=pair /; s/ perf=1$/ perf=0 insn=1/' > "$tmp/insn/raw.src"
+while IFS= read -r line; do
+	case "$line" in
+	RUN\ *) ;;
+	*) echo "$line"; continue ;;
+	esac
+	n=$((n + 1))
+	case "$line" in
+	*target=nvmet\ pair=3*qd1\ *|*qd1\ target=nvmet\ pair=3*)
+		snap $n 3 30000 ffffffffc0002000 1000 9900 0
+		echo "$line win_ncpu=2 ctxt=6000 intr=9000 ios_win=0 insn_snap=$n" ;;
+	*target=nvmet*)
+		snap $n 1 30000 ffffffffc0002000 1000 9900 0
+		echo "$line win_ncpu=2 ctxt=2000 intr=3000 ios_win=1000 insn_snap=$n" ;;
+	*qd32\ target=purlin*)
+		snap $n 1 10000 ffffffffc0001000 2000 0 3900
+		echo "$line win_ncpu=2 ctxt=100 intr=1000 ios_win=1000 insn_snap=$n" ;;
+	*)
+		snap $n 1 20000 ffffffffc0001000 2000 0 3900
+		echo "$line win_ncpu=2 ctxt=1000 intr=1000 ios_win=1000 insn_snap=$n" ;;
+	esac
+done < "$tmp/insn/raw.src" > "$tmp/insn/raw.txt"
+out=$tmp/insn-out
+md=$out/2026-01-02-6.1.0-test-amd64-pair.md
+if process insn "$tmp/insn/raw.txt" "$out" "$(basename "$md")"; then
+	check "insn: target share qd32 goal" "$md" "| target-side instructions per 4 KiB random read, qd 32 (NIC excluded) | <= 0.50 | 0.50 | yes |"
+	check "insn: target share qd1 goal" "$md" "| target-side instructions per 4 KiB random read, qd 1 (NIC excluded) | <= 0.60 | 0.70 | no |"
+	check "insn: context switch goal" "$md" "| context switches per I/O, 4 KiB random read qd 32 | <= 0.10 | 0.05 | yes |"
+	check "insn: total per I/O" "$md" "| nullblk | randread-4k-qd32 | instructions/IO (lower) | 105000 | 80000 | 0.76 |"
+	check "insn: qd1 nvmet with a window of fio's I/Os" "$md" "| nullblk | randread-4k-qd1 | instructions/IO, target share (lower) | 50000 | 35000 | 0.70 |"
+	check "insn: interrupts per I/O" "$md" "| nullblk | randread-4k-qd32 | interrupts/IO (lower) | 3.00 | 1.00 | 0.33 |"
+	imd=$out/2026-01-02-6.1.0-test-amd64-pair-insn.md
+	check "insn: functions, nvmet" "$imd" "| __schedule | vmlinux | tgt/sched | 30000 |"
+	check "insn: functions, nic" "$imd" "| rxe_requester | rdma_rxe | nic | 50000 |"
+	check "insn: functions, wq" "$imd" "| process_one_work | vmlinux | tgt/wq | 9900 |"
+	check "insn: functions, purlin" "$imd" "| purlin_rdma_recv_done | purlin | tgt/target | 2000 |"
+	# The given report is left as it was.
+	if grep -q 'win_ios=' "$tmp/insn/raw.txt"; then
+		echo "FAIL bench-report: insn: the given report was rewritten"
+		fails=$((fails + 1))
+	else
+		echo "PASS bench-report: insn: the given report is not rewritten"
+	fi
+fi
+# A snapshot whose lines do not add up to its total is refused.
+sed -i '$s/^total .*/total 1/' "$tmp/insn/insn/insn.snap.1"
+refused "a truncated snapshot" "$tmp/insn/raw.txt" "$tmp/insn-bad" "do not add up"
+
 # A report without its INFO line is refused.
 grep -v '^INFO ' "$here/data/raw-profile.txt" > "$tmp/raw-bad.txt"
-rc=$(run "$tmp/raw-bad.txt" "$tmp/bad")
-if [ "$rc" -eq 2 ] && grep -q "no INFO line" "$tmp/bad.log"; then
-	echo "PASS bench-report: a report without INFO is refused"
-else
-	echo "FAIL bench-report: a report without INFO gave exit $rc"
-	fails=$((fails + 1))
-fi
+refused "a report without INFO" "$tmp/raw-bad.txt" "$tmp/bad" "no INFO line"
 
 # The guest's classifier of perf samples (tests/vm/bench/perf-classify.awk),
 # with this machine's awk and with busybox awk as in the guest, on eight

@@ -16,7 +16,10 @@
 # those attributes; the report's "nvmet" side is then that port)
 # bench_perf=1 (sample the whole guest with perf during each CPU window and
 # report where the time went, one PROF line per run; needs perf in the
-# initramfs, which bench/run adds).
+# initramfs, which bench/run adds).  bench_insn=1 (the guest runs under
+# insn-plugin, tests/vm/bench/insn-plugin.c: each CPU window asks it for a
+# snapshot of the instructions executed, and /share/kallsyms.CASE maps
+# them to functions; bench/run attributes them).
 #
 # Pair mode (tests/vm/run --pair bench, BENCH_PAIR=1): two guests of one
 # vCPU each on one virtual wire.  The target guest runs both targets and
@@ -34,6 +37,7 @@ PROFILES="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-128k-qd16 writ
 PARAMS_B=
 A=nvmet
 PERF=0
+INSN=0
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	bench_runtime=*) RUNTIME=${w#*=} ;;
@@ -45,6 +49,7 @@ for w in $(cat /proc/cmdline); do
 	bench_purlin=*) PARAMS_B=${w#*=} ;;
 	bench_a=*) A=${w#*=} ;;
 	bench_perf=*) PERF=${w#*=} ;;
+	bench_insn=*) INSN=${w#*=} ;;
 	esac
 done
 
@@ -121,9 +126,10 @@ profile_args() {
 	esac
 }
 
-# run_one CASE PROFILE TARGET DEV PAIR NJOBS: one fio run plus its CPU window.
+# run_one CASE PROFILE TARGET DEV PAIR NJOBS BACKEND: one fio run plus its
+# CPU window.
 run_one() {
-	local c=$1 prof=$2 tgt=$3 dev=$4 pair=$5 args jobs out pid h0 h1 cpu pin=""
+	local c=$1 prof=$2 tgt=$3 dev=$4 pair=$5 back=$7 args jobs out pid h0 h1 cpu pin="" w extra="" pct=""
 	out=$RES/$c-$prof-$tgt-$pair
 	args=$(profile_args "$prof" "$6")
 	jobs=${args##*--numjobs=}
@@ -143,10 +149,10 @@ run_one() {
 		# The target guest measures the window; this guest's own CPU
 		# is sampled around it.
 		h0=$(cpu_snap)
-		tcall window "$WIN" > "$out.win" || fail "target window: $(cat "$out.win")"
+		tcall window "$WIN" "$back" > "$out.win" || fail "target window: $(cat "$out.win")"
 		h1=$(cpu_snap)
 	else
-		cpu_window "$WIN" > "$out.win"
+		cpu_window "$WIN" "$back" > "$out.win"
 	fi
 	if ! wait $pid; then
 		cat "$out.err" "$out.json"
@@ -154,25 +160,66 @@ run_one() {
 	fi
 	v=$(fio_vals "$out.json")
 	case "$v" in err=0\ *) ;; *) cat "$out.json"; fail "fio error: $v" ;; esac
-	# shellcheck disable=SC2046 # the window's words: busy total ncpu rnr [PROF]
+	# shellcheck disable=SC2046 # the window's words: busy total ncpu rnr
+	# then KEY=VALUE words (counts; insn_snap; pct_ shares with perf)
 	set -- $(cat "$out.win")
-	cpu="$(cpu_fields "$v" "$1 $2" "$3") rnr_naks=$4"
+	cpu="$(cpu_fields "$v" "$1 $2" "$3") rnr_naks=$4 win_ncpu=$3"
 	if [ "$ROLE" = host ]; then
 		cpu="$cpu host_$(cpu_fields "$v" "$(echo $h0 $h1 | awk '{ print $3 - $1, $4 - $2 }')" "$NCPU" |
 			sed 's/ / host_/g')"
 	fi
-	report "RUN case=$c profile=$prof target=$tgt pair=$pair jobs=$jobs $v $cpu"
 	shift 4
-	[ "$PERF" = 1 ] && report "PROF case=$c profile=$prof target=$tgt pair=$pair $*"
+	for w in "$@"; do
+		case "$w" in
+		pct_*|samples=*) pct="$pct $w" ;;
+		*) extra="$extra $w" ;;
+		esac
+	done
+	report "RUN case=$c profile=$prof target=$tgt pair=$pair jobs=$jobs $v $cpu$extra"
+	[ "$PERF" = 1 ] && report "PROF case=$c profile=$prof target=$tgt pair=$pair$pct"
 	return 0
 }
 
-# cpu_window SECONDS: "BUSY TOTAL NCPU RNR" of this guest over the next
-# SECONDS (jiffies, its CPUs, the RNR NAKs its soft-RoCE sent), then with
-# bench_perf=1 the profile's pct_ fields.
+# insn_req mark|dump: ask insn-plugin for a snapshot (see insn-plugin.c)
+# and wait for its answer; sets ISNAP to the snapshot's number.  Not in a
+# subshell: the sequence number must advance in the main shell.
+ISEQ=0
+insn_req() {
+	local i=0
+	ISEQ=$((ISEQ + 1))
+	echo "$1" > /share/.insn.req.$ISEQ && mv /share/.insn.req.$ISEQ /share/insn.req.$ISEQ
+	while [ ! -e /share/insn.snap.$ISEQ ]; do
+		i=$((i + 1))
+		[ $i -le 6000 ] || { echo "insn-plugin did not answer request $ISEQ"; return 1; }
+		sleep 0.01
+	done
+	ISNAP=$ISEQ
+}
+
+# ev_snap [DEV]: "CTXT INTR IOS": context switches and interrupts of this
+# guest so far (/proc/stat), and the I/Os DEV (a back end here) completed.
+ev_snap() {
+	local ios=0
+	[ -n "${1:-}" ] && [ -r /sys/block/$1/stat ] &&
+		ios=$(awk '{ print $1 + $5 }' /sys/block/$1/stat)
+	awk -v ios="$ios" '$1 == "ctxt" { c = $2 } $1 == "intr" { i = $2 }
+		END { print c, i, ios }' /proc/stat
+}
+
+# cpu_window SECONDS [BACKEND]: "BUSY TOTAL NCPU RNR" of this guest over the
+# next SECONDS (jiffies, its CPUs, the RNR NAKs its soft-RoCE sent), then
+# ctxt=, intr= (this guest's context switches and interrupts in the window),
+# ios_win= (the I/Os BACKEND, /dev/BACKEND in this guest, completed in the
+# window: 0 when it keeps no statistics, as brd), with bench_insn=1
+# insn_snap= (the plugin's snapshot of the window), and with bench_perf=1
+# the profile's pct_ fields.
 cpu_window() {
-	local s0 s1 n0
+	local s0 s1 n0 e0 e1
 	n0=$(rnr_snap)
+	if [ "$INSN" = 1 ]; then
+		insn_req mark || return 1
+	fi
+	e0=$(ev_snap "$(basename "${2:-}")")
 	s0=$(cpu_snap)
 	if [ "$PERF" = 1 ]; then
 		perf record -a -g -F 499 -q -o $RES/win.perf -- sleep "$1" \
@@ -181,8 +228,14 @@ cpu_window() {
 		sleep "$1"
 	fi
 	s1=$(cpu_snap)
+	e1=$(ev_snap "$(basename "${2:-}")")
+	if [ "$INSN" = 1 ]; then
+		insn_req dump || return 1
+	fi
 	echo "$s0 $s1" | awk -v n="$NCPU" -v r=$(($(rnr_snap) - n0)) \
 		'{ printf "%d %d %d %d", $3 - $1, $4 - $2, n, r }'
+	echo "$e0 $e1" | awk '{ printf " ctxt=%d intr=%d ios_win=%d", $4 - $1, $5 - $2, $6 - $3 }'
+	[ "$INSN" = 1 ] && printf " insn_snap=%d" "$ISNAP"
 	if [ "$PERF" = 1 ]; then
 		printf " %s" "$(perf_shares $RES/win.perf)"
 		rm -f $RES/win.perf
@@ -295,6 +348,8 @@ export_case() {
 	*) purlin_export $NQ_A-$1 "$ba" 2 4420 "$PARAMS_A" > /dev/null ;;
 	esac
 	purlin_export $NQ_B-$1 "$bb" 1 4421 "$PARAMS_B" > /dev/null
+	# Every module of the case is loaded: the map of its instructions.
+	[ "$INSN" = 1 ] && cat /proc/kallsyms > /share/kallsyms.$1
 	echo "$ba $bb $(cat /sys/module/purlin/version)"
 }
 
@@ -366,7 +421,7 @@ target_serve() {
 		case "$1" in
 		serve) shift; perf_serve "$@" > $RES/tcall.out 2>&1 || st=$? ;;
 		reap) perf_reap > $RES/tcall.out 2>&1 || st=$? ;;
-		window) cpu_window "$2" > $RES/tcall.out 2>&1 || st=$? ;;
+		window) cpu_window "$2" "${3:-}" > $RES/tcall.out 2>&1 || st=$? ;;
 		export_case|unexport_case) "$@" > $RES/tcall.out 2>&1 || st=$? ;;
 		stop) : > $RES/tcall.out ;;
 		*) fail "tcall: unknown command '$cmd'" ;;
@@ -404,7 +459,7 @@ MODE=single
 [ "$ROLE" = host ] && MODE=pair
 
 t0=$(date +%s)
-report "INFO kernel=$(uname -r) mode=$MODE ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none} perf=$PERF"
+report "INFO kernel=$(uname -r) mode=$MODE ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none} perf=$PERF insn=$INSN"
 
 log "transport ceiling (perftest, rdma_cm, $TRADDR)"
 rep=1
@@ -430,8 +485,8 @@ for c in $CASES; do
 		log "case $c: $prof"
 		pair=1
 		while [ $pair -le "$PAIRS" ]; do
-			run_one "$c" "$prof" nvmet "$DEV_A" $pair "$nj"
-			run_one "$c" "$prof" purlin "$DEV_B" $pair "$nj"
+			run_one "$c" "$prof" nvmet "$DEV_A" $pair "$nj" "$BACK_A"
+			run_one "$c" "$prof" purlin "$DEV_B" $pair "$nj" "$BACK_B"
 			pair=$((pair + 1))
 		done
 	done

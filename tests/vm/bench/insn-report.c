@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * insn-report: where the guest instructions of an insn-plugin snapshot went.
+ *
+ * usage: insn-report [-t N] KALLSYMS SNAPSHOT IOS
+ *   KALLSYMS   the guest's /proc/kallsyms (read as root, after the modules
+ *              of the run were loaded)
+ *   SNAPSHOT   an insn.snap.N "dump" answer of insn-plugin
+ *   IOS        I/Os completed while the snapshot counted (> 0)
+ *   -t N       also list the N functions that cost the most (default 0)
+ *
+ * Prints one line of key=value words, all per I/O (rounded):
+ *   insn=TOTAL nic=... tgt=... user=... then tgt_* subdivisions
+ * and with -t, one "FN" line per function: name, module, class, per I/O.
+ *
+ * Each counted block is charged to the symbol at or below its start address.
+ * Classes:
+ *   user   user space (fio in a one-guest run)
+ *   nic    what an RDMA NIC does in hardware: soft-RoCE (rdma_rxe), the
+ *          CRCs, virtio-net and the UDP/IP/Ethernet code the packets cross
+ *   host   the NVMe host driver (one-guest runs)
+ *   tgt    everything else, which a real server's CPU would pay: the target
+ *          (purlin, nvmet, nvmet_rdma), the RDMA core, the block layer and
+ *          back end, the scheduler, workqueues, interrupts, memory
+ * The split is by function, not by call chain: the allocator calls of
+ * soft-RoCE count as tgt (mm), so the tgt share of both targets holds the
+ * same few thousand NIC instructions; a ratio of two tgt figures is pulled
+ * towards 1 by them, never away.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sym {
+	uint64_t addr;
+	char *name;
+	char *mod;		/* "" for the kernel image */
+	uint64_t count;
+};
+
+static struct sym *syms;
+static size_t nsyms;
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct sym *x = *(struct sym * const *)a;
+	const struct sym *y = *(struct sym * const *)b;
+
+	return x->count > y->count ? -1 : x->count < y->count;
+}
+
+static void fail(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "insn-report: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+static void load_kallsyms(const char *path)
+{
+	char line[1024], name[512], mod[256], type;
+	size_t cap = 0;
+	uint64_t a;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fail("cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		mod[0] = 0;
+		if (sscanf(line, "%" SCNx64 " %c %511s [%255[^]]]", &a, &type, name, mod) < 3)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		if (nsyms == cap) {
+			cap = cap ? 2 * cap : 65536;
+			syms = realloc(syms, cap * sizeof(*syms));
+			if (!syms)
+				fail("out of memory%s", "");
+		}
+		syms[nsyms].addr = a;
+		syms[nsyms].name = strdup(name);
+		syms[nsyms].mod = strdup(mod);
+		syms[nsyms].count = 0;
+		if (!syms[nsyms].name || !syms[nsyms].mod)
+			fail("out of memory%s", "");
+		nsyms++;
+	}
+	fclose(f);
+	if (!nsyms)
+		fail("%s: no text symbols (was it read as root?)", path);
+	if (syms[0].addr == 0)
+		fail("%s: addresses are hidden (read it as root)", path);
+	qsort(syms, nsyms, sizeof(*syms), by_addr);
+}
+
+/* The symbol at or below addr, or NULL. */
+static struct sym *sym_at(uint64_t addr)
+{
+	size_t lo = 0, hi = nsyms;
+
+	if (addr < syms[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &syms[lo];
+}
+
+static int has_prefix(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strncmp(s, *list, strlen(*list)))
+			return 1;
+	return 0;
+}
+
+static int is_in(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list))
+			return 1;
+	return 0;
+}
+
+static const char *const nic_mods[] = {
+	"rdma_rxe", "crc32_generic", "crc32c_generic", "crc32c_intel",
+	"crc32_pclmul", "virtio_net", "net_failover", "failover", NULL
+};
+/* The network stack and virtio in the kernel image, by name. */
+static const char *const nic_fns[] = {
+	"udp", "__udp", "ip_", "__ip_", "ip4", "ipv4_", "ip6", "inet", "__inet",
+	"eth_", "dev_queue_xmit", "__dev_queue_xmit", "dev_hard_start_xmit",
+	"__dev_xmit", "dev_gro", "netif_", "__netif_", "napi_", "__napi_",
+	"net_rx_action", "net_tx_action", "gro_", "skb_", "__skb_", "kfree_skb",
+	"consume_skb", "__kfree_skb", "alloc_skb", "__alloc_skb", "build_skb",
+	"__build_skb", "neigh_", "__neigh", "arp_", "validate_xmit", "sch_",
+	"qdisc", "__qdisc", "pfifo", "fib_", "fib4", "rt_", "dst_", "nf_",
+	"sk_", "__sk_", "sock_", "__sock_", "csum_", "__csum", "crc32", "__crc32",
+	"crc_", "vring_", "virtqueue_", "vp_", "virtnet", "rps_", "__netdev_",
+	"netdev_", "raw_local_deliver", "icmp", "xfrm", "__xfrm", "net_", NULL
+};
+static const char *const host_mods[] = {
+	"nvme_rdma", "nvme_fabrics", "nvme_core", "nvme_keyring", "nvme_auth",
+	"nvme", NULL
+};
+static const char *const target_mods[] = { "purlin", "nvmet", "nvmet_rdma", NULL };
+static const char *const rdma_mods[] = { "ib_core", "rdma_cm", "ib_cm", "iw_cm", NULL };
+static const char *const backend_mods[] = { "null_blk", "brd", "loop", NULL };
+static const char *const block_fns[] = {
+	"blk_", "__blk_", "bio_", "__bio_", "submit_bio", "__submit_bio", "bvec_",
+	"blkcg_", "bdev_", "dd_", "kyber_", "bfq_", "mq_", NULL
+};
+static const char *const sched_fns[] = {
+	"schedule", "__schedule", "pick_next", "put_prev", "set_next",
+	"enqueue_", "dequeue_", "update_curr", "update_load", "update_cfs",
+	"try_to_wake_up", "ttwu_", "wake_up", "__wake_up", "finish_task_switch",
+	"__switch_to", "switch_mm", "check_preempt", "resched_", "select_task_rq",
+	"select_idle", "prepare_task_switch", "psi_", "cpuacct_", "reweight",
+	"place_entity", "yield", "do_sched_yield", "newidle", "load_balance",
+	"sched_", "__sched", "task_tick", "account_", "__update", "cpufreq",
+	"idle_", "do_idle", "cpuidle", "default_idle", "tick_nohz", NULL
+};
+static const char *const irq_fns[] = {
+	"irq_", "__irq", "handle_", "do_softirq", "__do_softirq", "irq_exit",
+	"asm_", "sysvec_", "common_interrupt", "__sysvec", "apic_", "x2apic",
+	"lapic_", "hrtimer", "__hrtimer", "run_timer", "__run_timer", "tasklet",
+	"raise_softirq", "__raise_softirq", "run_ksoftirqd", "smpboot_", "timer",
+	"__timer", "native_apic", "ktime", "clockevents", "tick_", NULL
+};
+static const char *const wq_fns[] = {
+	"worker_thread", "process_one_work", "process_scheduled", "queue_work",
+	"__queue_work", "insert_work", "kick_pool", "wq_", "kthread",
+	"__kthread", "pwq_", "workqueue_", NULL
+};
+
+enum cls { C_USER, C_NIC, C_HOST, C_TGT, C_N };
+enum sub { S_TARGET, S_RDMA, S_BACKEND, S_BLOCK, S_SCHED, S_IRQ, S_WQ, S_OTHER, S_N };
+static const char *const sub_name[S_N] = {
+	"target", "rdma", "backend", "block", "sched", "irq", "wq", "other"
+};
+
+static enum cls class_of(const struct sym *s, enum sub *sub)
+{
+	*sub = S_OTHER;
+	if (*s->mod) {
+		if (is_in(s->mod, nic_mods))
+			return C_NIC;
+		if (is_in(s->mod, host_mods))
+			return C_HOST;
+		if (is_in(s->mod, target_mods))
+			*sub = S_TARGET;
+		else if (is_in(s->mod, rdma_mods))
+			*sub = S_RDMA;
+		else if (is_in(s->mod, backend_mods))
+			*sub = S_BACKEND;
+		return C_TGT;
+	}
+	if (has_prefix(s->name, nic_fns))
+		return C_NIC;
+	if (has_prefix(s->name, block_fns))
+		*sub = S_BLOCK;
+	else if (has_prefix(s->name, sched_fns))
+		*sub = S_SCHED;
+	else if (has_prefix(s->name, irq_fns))
+		*sub = S_IRQ;
+	else if (has_prefix(s->name, wq_fns))
+		*sub = S_WQ;
+	return C_TGT;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t cls[C_N] = { 0 }, sub[S_N] = { 0 }, total = 0, claimed = 0;
+	uint64_t a, n, unknown = 0;
+	struct sym **top;
+	char line[256];
+	double ios;
+	int topn = 0, i;
+	size_t k, ntop = 0;
+	FILE *f;
+
+	if (argc > 2 && !strcmp(argv[1], "-t")) {
+		topn = atoi(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc != 4)
+		fail("usage: insn-report [-t N] KALLSYMS SNAPSHOT IOS%s", "");
+	ios = strtod(argv[3], NULL);
+	if (!(ios > 0))
+		fail("IOS must be a positive number, not '%s'", argv[3]);
+	load_kallsyms(argv[1]);
+	f = fopen(argv[2], "r");
+	if (!f)
+		fail("cannot open %s", argv[2]);
+	while (fgets(line, sizeof(line), f)) {
+		struct sym *s;
+		enum sub su;
+		enum cls c;
+
+		if (sscanf(line, "total %" SCNu64, &n) == 1) {
+			claimed = n;
+			continue;
+		}
+		if (sscanf(line, "%" SCNx64 " %" SCNu64, &a, &n) != 2)
+			fail("%s: malformed line", argv[2]);
+		total += n;
+		if (a == 0) {
+			cls[C_USER] += n;
+			continue;
+		}
+		s = sym_at(a);
+		if (!s) {
+			unknown += n;
+			cls[C_TGT] += n;
+			sub[S_OTHER] += n;
+			continue;
+		}
+		s->count += n;
+		c = class_of(s, &su);
+		cls[c] += n;
+		if (c == C_TGT)
+			sub[su] += n;
+	}
+	fclose(f);
+	if (total != claimed)
+		fail("%s: the lines do not add up to its total (truncated?)", argv[2]);
+	printf("insn=%.0f user=%.0f nic=%.0f host=%.0f tgt=%.0f",
+	       total / ios, cls[C_USER] / ios, cls[C_NIC] / ios,
+	       cls[C_HOST] / ios, cls[C_TGT] / ios);
+	for (i = 0; i < S_N; i++)
+		printf(" tgt_%s=%.0f", sub_name[i], sub[i] / ios);
+	printf(" unknown=%.0f\n", unknown / ios);
+	if (!topn)
+		return 0;
+	top = malloc(nsyms * sizeof(*top));
+	if (!top)
+		fail("out of memory%s", "");
+	for (k = 0; k < nsyms; k++)
+		if (syms[k].count)
+			top[ntop++] = &syms[k];
+	qsort(top, ntop, sizeof(*top), by_count);
+	for (k = 0; k < ntop && k < (size_t)topn; k++) {
+		enum sub su;
+		enum cls c = class_of(top[k], &su);
+		static const char *const cname[C_N] = { "user", "nic", "host", "tgt" };
+
+		printf("FN %s %s %s%s%s %.0f\n", top[k]->name,
+		       *top[k]->mod ? top[k]->mod : "vmlinux", cname[c],
+		       c == C_TGT ? "/" : "", c == C_TGT ? sub_name[su] : "",
+		       top[k]->count / ios);
+	}
+	free(top);
+	return 0;
+}

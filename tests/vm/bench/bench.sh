@@ -332,6 +332,10 @@ export_case() {
 		# device that, like an NVMe SSD, does not block in ->queue_rq
 		ba=$(nullblk_create bnvmet "$SIZE_MB" 0)
 		bb=$(nullblk_create bpurlin "$SIZE_MB" 0) ;;
+	nullpoll)	# nullblk with a poll queue: the device a polled
+		# target can submit REQ_POLLED bios to, and reap with bio_poll
+		ba=$(nullblk_create bnvmet "$SIZE_MB" 1 poll_queues=1)
+		bb=$(nullblk_create bpurlin "$SIZE_MB" 1 poll_queues=1) ;;
 	brd)
 		brd_create "$SIZE_MB" 2
 		ba=/dev/ram0 bb=/dev/ram1 ;;
@@ -357,7 +361,7 @@ unexport_case() {
 	[ "$A" = nvmet ] && nvmet_unexport $NQ_A-$1 1
 	purlin_clear
 	case "$1" in
-	nullblk|nullio) nullblk_destroy bnvmet; nullblk_destroy bpurlin ;;
+	nullblk|nullio|nullpoll) nullblk_destroy bnvmet; nullblk_destroy bpurlin ;;
 	brd) rmmod brd ;;
 	esac
 }
@@ -443,7 +447,7 @@ io_queues() {
 # Unknown names fail here, before anything is set up.
 for prof in $PROFILES; do profile_args "$prof" 1 > /dev/null; done
 for c in $CASES; do
-	case "$c" in nullblk|brd|nullio) ;; *) fail "unknown case $c" ;; esac
+	case "$c" in nullblk|brd|nullio|nullpoll) ;; *) fail "unknown case $c" ;; esac
 done
 case "$A" in
 nvmet|purlin) PARAMS_A= ;;

@@ -111,7 +111,7 @@ fi
 # 1000 IOPS x 6 s / 2 CPUs), attributed with data/insn/kallsyms.nullblk.
 # Per I/O: nvmet user 5000, nic 50000, tgt 50000 (sched 30000, target 1000,
 # block 9000, wq 9900, unknown 100); Purlin at qd 32 tgt 25000 (sched 10000,
-# target 2000, block 9000, other 3900, unknown 100), at qd 1 sched 20000.
+# target 2000, block 9000, mem 3900, unknown 100), at qd 1 sched 20000.
 # Context switches per I/O 2 (nvmet) and 0.1 (Purlin qd 32).
 mkdir -p "$tmp/insn/insn"
 cp "$here/data/insn/kallsyms.nullblk" "$tmp/insn/insn/"
@@ -124,7 +124,7 @@ snap() {	# snap N SCALE SCHED TARGET WQ OTHER
 		echo "$4 $((${5%%:*} * s))"		# the target's receive handler
 		echo "ffffffff81002000 $((9000 * s))"	# blk_mq_submit_bio
 		echo "ffffffff81004000 $(($6 * s))"	# process_one_work
-		echo "ffffffff81005010 $((${7} * s))"	# memcpy: other
+		echo "ffffffff81005010 $((${7} * s))"	# memcpy: mem
 		echo "ffffffff80000000 $((100 * s))"	# below the first symbol
 		echo "total $(((5000 + 50000 + $3 + ${5%%:*} + 9000 + $6 + $7 + 100) * s))"
 	} > "$tmp/insn/insn/insn.snap.$1"
@@ -167,6 +167,7 @@ if process insn "$tmp/insn/raw.txt" "$out" "$(basename "$md")"; then
 	check "insn: functions, nic" "$imd" "| rxe_requester | rdma_rxe | nic | 50000 |"
 	check "insn: functions, wq" "$imd" "| process_one_work | vmlinux | tgt/wq | 9900 |"
 	check "insn: functions, purlin" "$imd" "| purlin_rdma_recv_done | purlin | tgt/target | 2000 |"
+	check "insn: functions, mem" "$imd" "| memcpy | vmlinux | tgt/mem | 3900 |"
 	# The given report is left as it was.
 	if grep -q 'win_ios=' "$tmp/insn/raw.txt"; then
 		echo "FAIL bench-report: insn: the given report was rewritten"

@@ -465,8 +465,14 @@ MODE=single
 t0=$(date +%s)
 report "INFO kernel=$(uname -r) mode=$MODE ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none} perf=$PERF insn=$INSN"
 
-log "transport ceiling (perftest, rdma_cm, $TRADDR)"
+# With the instruction counter the ceiling is not measured: it is of no
+# use to the counts, and under the counter's single-threaded emulation a
+# perftest run outlasts its timeouts, whose killed clients have crashed
+# the 6.1 host guest's soft-RoCE (rxe_pool.c:255 warnings, then a NULL
+# dereference).
 rep=1
+[ "$INSN" = 1 ] && rep=$((PAIRS + 1)) && log "transport ceiling: not measured with bench_insn=1"
+[ "$INSN" = 1 ] || log "transport ceiling (perftest, rdma_cm, $TRADDR)"
 while [ $rep -le "$PAIRS" ]; do
 	perf_one ib_send_lat 4096 $rep -n 1000
 	perf_one ib_write_bw 131072 $rep -D "$RUNTIME"

@@ -21,7 +21,8 @@
  *   host   the NVMe host driver (one-guest runs)
  *   tgt    everything else, which a real server's CPU would pay: the target
  *          (purlin, nvmet, nvmet_rdma), the RDMA core, the block layer and
- *          back end, the scheduler, workqueues, interrupts, memory
+ *          back end, the scheduler, workqueues, interrupts, filling and
+ *          copying memory (mem), the rest (other)
  * The split is by function, not by call chain: the allocator calls of
  * soft-RoCE count as tgt (mm), so the tgt share of both targets holds the
  * same few thousand NIC instructions; a ratio of two tgt figures is pulled
@@ -140,7 +141,9 @@ static int is_in(const char *s, const char *const *list)
 
 static const char *const nic_mods[] = {
 	"rdma_rxe", "crc32_generic", "crc32c_generic", "crc32c_intel",
-	"crc32_pclmul", "virtio_net", "net_failover", "failover", NULL
+	"crc32_pclmul", "virtio_net", "virtio_ring", "virtio", "virtio_pci",
+	"virtio_pci_modern_dev", "virtio_pci_legacy_dev", "net_failover",
+	"failover", NULL
 };
 /* The network stack and virtio in the kernel image, by name. */
 static const char *const nic_fns[] = {
@@ -183,6 +186,16 @@ static const char *const irq_fns[] = {
 	"raise_softirq", "__raise_softirq", "run_ksoftirqd", "smpboot_", "timer",
 	"__timer", "native_apic", "ktime", "clockevents", "tick_", NULL
 };
+/*
+ * Filling and copying memory: with init_on_alloc (Debian's default) every
+ * allocation is zeroed here, so these hold the zeroing of the socket
+ * buffers soft-RoCE and virtio-net allocate per packet as well as the
+ * back end's copy of the data; by function they cannot be told apart.
+ */
+static const char *const mem_fns[] = {
+	"memset", "__memset", "memcpy", "__memcpy", "memmove", "__memmove",
+	"clear_page", "copy_page", "copy_mc_", NULL
+};
 static const char *const wq_fns[] = {
 	"worker_thread", "process_one_work", "process_scheduled", "queue_work",
 	"__queue_work", "insert_work", "kick_pool", "wq_", "kthread",
@@ -190,9 +203,13 @@ static const char *const wq_fns[] = {
 };
 
 enum cls { C_USER, C_NIC, C_HOST, C_TGT, C_N };
-enum sub { S_TARGET, S_RDMA, S_BACKEND, S_BLOCK, S_SCHED, S_IRQ, S_WQ, S_OTHER, S_N };
+enum sub {
+	S_TARGET, S_RDMA, S_BACKEND, S_BLOCK, S_SCHED, S_IRQ, S_WQ, S_MEM,
+	S_OTHER, S_N
+};
 static const char *const sub_name[S_N] = {
-	"target", "rdma", "backend", "block", "sched", "irq", "wq", "other"
+	"target", "rdma", "backend", "block", "sched", "irq", "wq", "mem",
+	"other"
 };
 
 static enum cls class_of(const struct sym *s, enum sub *sub)
@@ -221,6 +238,8 @@ static enum cls class_of(const struct sym *s, enum sub *sub)
 		*sub = S_IRQ;
 	else if (has_prefix(s->name, wq_fns))
 		*sub = S_WQ;
+	else if (has_prefix(s->name, mem_fns))
+		*sub = S_MEM;
 	return C_TGT;
 }
 

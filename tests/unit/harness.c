@@ -57,6 +57,7 @@ int root_setup(void **state)
 			return -1;
 		free(p);
 	}
+	tree_write("discovery_nqn", "nqn.2014-08.org.nvmexpress.discovery");
 	fake_target = FAKE_PURLIN;
 	fake_old_nvmet = false;
 	fakecfs_install();

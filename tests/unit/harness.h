@@ -48,6 +48,10 @@ int run_cli_line(const char *line);
 /* The same without --root, for option parsing. */
 int run_cli_raw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* tree_snapshot() of a target without objects: the root's discovery_nqn at its default. */
+#define EMPTY_TREE \
+	"d /hosts\nd /ports\nd /subsystems\nf /discovery_nqn = nqn.2014-08.org.nvmexpress.discovery\n"
+
 /* Every dir, file (with contents) and link under test_root, one per line, sorted. */
 char *tree_snapshot(void);
 /* Contents of ROOT/rel with trailing whitespace removed, or NULL. */

@@ -601,6 +601,56 @@ static void test_restore_moves_cntlid_range(void **state)
 	free(file);
 }
 
+/*
+ * nvmetcli's root "discovery" group: the persistent discovery NQN is
+ * restored, saved, left alone when equal, reset by clear; a target
+ * without the attribute says it keeps the well-known NQN, and a name
+ * that is a subsystem's is refused before anything changes.
+ */
+static void test_restore_discovery_nqn(void **state)
+{
+	char *file, *before, *after;
+
+	(void)state;
+	assert_int_equal(restore_sample(""), 0);
+	assert_file("discovery_nqn", "nqn.2024-01.io.example:discovery");
+	assert_int_equal(run_cli("save -"), 0);
+	assert_has(cli_out, "\"discovery\": {\n    \"nqn\": \"nqn.2024-01.io.example:discovery\"\n  }");
+	assert_int_equal(restore_sample("-n"), 0);
+	assert_null(strstr(cli_out, "discovery_nqn"));
+	assert_int_equal(run_cli("clear"), 0);
+	assert_file("discovery_nqn", PL_DISCOVERY_NQN);
+
+	/* a subsystem's name cannot be the discovery NQN */
+	file = scratch_file("clash.json", "{\"discovery\": {\"nqn\": \"" DISK1 "\"}, "
+			    "\"subsystems\": [{\"nqn\": \"" DISK1 "\"}]}");
+	before = tree_snapshot();
+	assert_int_not_equal(run_cli("restore %s", file), 0);
+	assert_has(cli_err, "discovery_nqn names a subsystem");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(after);
+	free(file);
+
+	/* the well-known name asks for nothing a target without the attribute lacks */
+	if (asprintf(&file, "%s/discovery_nqn", test_root) < 0 || unlink(file))
+		abort();
+	free(file);
+	file = scratch_file("default.json", "{\"discovery\": {\"nqn\": \"" PL_DISCOVERY_NQN "\"}, "
+			    "\"hosts\": [{\"nqn\": \"" HOSTA "\"}]}");
+	assert_int_equal(run_cli("restore %s", file), 0);
+	assert_string_equal(cli_err, "");
+	assert_true(tree_exists("hosts/" HOSTA));
+	free(file);
+	/* another is applied everywhere else and said not to be */
+	assert_int_equal(restore_sample(""), 0);
+	assert_has(cli_err, "warning: discovery_nqn 'nqn.2024-01.io.example:discovery' not applied: "
+		   "this target has no discovery_nqn (it keeps " PL_DISCOVERY_NQN ")");
+	assert_true(tree_exists("subsystems/" DISK1));
+	assert_false(tree_exists("discovery_nqn"));
+	free(before);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, restore_setup, root_teardown)
@@ -621,6 +671,7 @@ int main(void)
 		T(test_dry_run_restore),
 		T(test_restore_links_to_live_objects),
 		T(test_restore_moves_cntlid_range),
+		T(test_restore_discovery_nqn),
 	};
 
 	return cmocka_run_group_tests_name("restore", tests, NULL, NULL);

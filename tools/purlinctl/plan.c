@@ -72,8 +72,8 @@ void pl_plan_write(struct pl_plan *plan, const struct pl_node *node, const char 
 		   const char *value, bool optional)
 {
 	char *dir = pl_node_path(node);
-	char *path = xasprintf("%s/%s", dir, file);
-	char *label = pl_node_label(node);
+	char *path = *dir ? xasprintf("%s/%s", dir, file) : xstrdup(file);
+	char *label = node->parent ? pl_node_label(node) : xstrdup("target");
 
 	pl_plan_add(plan, PL_OP_WRITE, path, value, label, file);
 	plan->v[plan->n - 1].optional = optional;

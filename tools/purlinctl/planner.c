@@ -182,8 +182,36 @@ static void plan_links(struct pl_plan *plan, const struct pl_node *want,
 			pl_plan_link(plan, want, want->links.v[i], true);
 }
 
+/*
+ * The root's own attributes (discovery_nqn) go first: a subsystem created
+ * afterwards can then not take the name. A target without the attribute
+ * (Purlin before 0.2, Linux before 5.16) keeps the well-known discovery
+ * NQN: said plainly unless the file asks for that one anyway.
+ */
+static void plan_root(struct pl_plan *plan, const struct pl_node *want, const struct pl_node *live)
+{
+	for (size_t i = 0; i < want->attrs.n; i++) {
+		const struct pl_kv *kv = &want->attrs.v[i];
+		const char *cur = pl_get(live, kv->name);
+
+		if (!*kv->value)
+			continue;
+		if (!cur) {
+			if (strcmp(kv->name, "discovery_nqn") || strcmp(kv->value, PL_DISCOVERY_NQN))
+				pl_err("warning: %s '%s' not applied: this target has no %s (it keeps %s)",
+				       kv->name, kv->value, kv->name,
+				       strcmp(kv->name, "discovery_nqn") ? "its default" :
+				       PL_DISCOVERY_NQN);
+			continue;
+		}
+		if (!pl_attr_equal(PL_ROOT, kv->name, kv->value, cur))
+			pl_plan_write(plan, want, kv->name, kv->value, false);
+	}
+}
+
 void pl_plan_restore(struct pl_plan *plan, const struct pl_node *want, const struct pl_node *live)
 {
+	plan_root(plan, want, live);
 	for (size_t t = 0; t < ARRAY_SIZE(create_order); t++) {
 		const struct pl_nodes *list = pl_kids((struct pl_node *)want, create_order[t]);
 
@@ -280,6 +308,7 @@ void pl_plan_clear(struct pl_plan *plan, struct pl_node *live)
 	/* Stop exporting first, then drop host access. */
 	static const enum pl_type unlink_order[] = { PL_PORT, PL_SUBSYS };
 	static const enum pl_type rmdir_order[] = { PL_PORT, PL_SUBSYS, PL_HOST };
+	const char *disc = pl_get(live, "discovery_nqn");
 
 	for (size_t t = 0; t < ARRAY_SIZE(unlink_order); t++) {
 		struct pl_nodes *list = pl_kids(live, unlink_order[t]);
@@ -294,4 +323,7 @@ void pl_plan_clear(struct pl_plan *plan, struct pl_node *live)
 		for (size_t i = list->n; i-- > 0;)
 			pl_plan_remove(plan, list->v[i]);
 	}
+	/* The well-known discovery NQN again, as after the module's load. */
+	if (disc && strcmp(disc, PL_DISCOVERY_NQN))
+		pl_plan_write(plan, live, "discovery_nqn", PL_DISCOVERY_NQN, false);
 }

@@ -139,8 +139,11 @@ static int exec_line(bool with_root, const char *line)
 	size_t outlen, errlen;
 	int argc, ret;
 
+	/* The target purlinctl is told is the one the fake behaves as. */
 	if (with_root) {
-		if (asprintf(&full, "purlinctl --root \x01%s\x01 %s", test_root, line) < 0)
+		if (asprintf(&full, "purlinctl --root \x01%s\x01%s %s", test_root,
+			     fake_target == FAKE_NVMET || fake_old_nvmet ? " --target nvmet" : "",
+			     line) < 0)
 			abort();
 	} else if (asprintf(&full, "purlinctl %s", line) < 0) {
 		abort();

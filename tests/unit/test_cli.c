@@ -119,6 +119,17 @@ static void test_argument_errors(void **state)
 		{ "port add 1 traddr 192.0.2.1 trtype ethernet", "addr_trtype 'ethernet'" },
 		{ "port add 1 traddr 192.0.2.1 treq sometimes", "treq: invalid value" },
 		{ "port add 1 traddr 192.0.2.1 inline-size 4k", "param_inline_data_size" },
+		{ "port add 8 trtype tcp traddr 192.0.2.1", "addr_trtype 'tcp' must be rdma" },
+		{ "port add 8 adrfam ib traddr x", "addr_adrfam 'ib' must be ipv4 or ipv6" },
+		{ "port add 8 traddr 192.0.2.1 inline-size 1048576",
+		  "param_inline_data_size '1048576' must be -1 (the default, 4096) or 0..16384" },
+		{ "port add 8 traddr 192.0.2.1 queue-size 8",
+		  "param_max_queue_size '8' must be -1 (the default, 128) or 16..1024" },
+		{ "ns add " S1 " 2000 path /dev/nullb0", "ns nsid '2000' must be a decimal in 1..1024" },
+		{ "subsys add " S1 " qid-max 500", "attr_qid_max '500' must be a decimal in 1..128" },
+		{ "ns add " S1 " 1 path /dev/nullb0 enable disable",
+		  "'enable' and 'disable' contradict each other" },
+		{ "port add 8 traddr 192.0.2.1 trtype rdma trtype rdma", "'trtype' is given twice" },
 		{ "port add 1 traddr 192.0.2.1 queue-size 1", "param_max_queue_size" },
 		{ "port add 1 traddr 192.0.2.1 cq-mode spin",
 		  "param_cq_mode 'spin' must be workqueue or poll" },
@@ -346,9 +357,9 @@ static void test_port_defaults_and_link(void **state)
 	assert_file("ports/1/addr_adrfam", "ipv4");
 	assert_file("ports/1/addr_trsvcid", "4420");
 	assert_file("ports/1/addr_traddr", "192.0.2.1");
-	/* Purlin: rdma only */
-	assert_int_equal(run_cli("port add 2 trtype tcp traddr 192.0.2.1"), PL_EXIT_FAIL);
-	assert_has(cli_err, "addr_trtype: Invalid argument");
+	/* Purlin: rdma only, said before anything is touched */
+	assert_int_equal(run_cli("port add 2 trtype tcp traddr 192.0.2.1"), PL_EXIT_USAGE);
+	assert_has(cli_err, "addr_trtype 'tcp' must be rdma: Purlin serves NVMe over RDMA only");
 	assert_false(tree_exists("ports/2"));
 	assert_ok("port add 2 trtype rdma adrfam ipv6 traddr 2001:db8::1 trsvcid 4421 "
 		  "treq not-required inline-size 8192 queue-size 256");
@@ -589,17 +600,23 @@ static void test_nvmet_target(void **state)
 	assert_ok("port add 2 trtype tcp traddr 192.0.2.1");
 	assert_file("ports/2/addr_trtype", "tcp");
 	assert_false(tree_exists("ports/2/param_tos"));
-	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 tos 104"), PL_EXIT_FAIL);
-	assert_has(cli_err, "param_tos: No such file or directory");
+	/* Purlin's own keywords are refused for nvmet before anything is touched */
+	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 tos 104"), PL_EXIT_USAGE);
+	assert_has(cli_err, "param_tos is Purlin's own: nvmet has no such attribute");
 	assert_false(tree_exists("ports/3"));
 	assert_false(tree_exists("ports/2/param_cq_mode"));
 	assert_false(tree_exists("ports/2/param_poll_usecs"));
 	assert_false(tree_exists("ports/2/param_poll_cpus"));
-	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 cq-mode poll"), PL_EXIT_FAIL);
-	assert_has(cli_err, "param_cq_mode: No such file or directory");
+	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 cq-mode poll"), PL_EXIT_USAGE);
+	assert_has(cli_err, "param_cq_mode is Purlin's own");
 	assert_false(tree_exists("ports/3"));
+	/* and nvmet's limits are nvmet's: what Purlin refuses it takes */
+	assert_ok("port add 3 traddr 192.0.2.1 inline-size 1048576");
+	assert_file("ports/3/param_inline_data_size", "1048576");
 	assert_ok("subsys add " S1);
 	assert_file("subsystems/" S1 "/attr_model", "Linux");
+	assert_ok("ns add " S1 " 2000 path /dev/nullb0");
+	assert_true(tree_exists("subsystems/" S1 "/namespaces/2000"));
 	assert_ok("port link 1 " S1);
 }
 

@@ -168,6 +168,7 @@ int pl_main(int argc, char **argv)
 	ret = parse_options(&ctx, argc, argv);
 	if (ret >= 0)
 		return ret;
+	pl_target_nvmet = !strcmp(ctx.target, "nvmet");
 	argc -= optind;
 	argv += optind;
 	if (!argc) {
@@ -286,24 +287,47 @@ static const struct pl_kw *find_kw(const struct pl_kw *kws, const char *name)
 int pl_parse_kws(const char *cmd, const struct pl_kw *kws, int argc, char **argv,
 		 struct pl_node *want)
 {
-	for (int i = 0; i < argc; i++) {
+	const struct pl_kw **seen = xcalloc(argc + 1, sizeof(*seen));
+	size_t nseen = 0;
+	int ret = 0;
+
+	for (int i = 0; !ret && i < argc; i++) {
 		const struct pl_kw *kw = find_kw(kws, argv[i]);
 		const char *val;
 
-		if (!kw)
-			return pl_usage_error(cmd, "unknown argument '%s'", argv[i]);
+		if (!kw) {
+			ret = pl_usage_error(cmd, "unknown argument '%s'", argv[i]);
+			break;
+		}
+		/* The last one winning would hide a mistake: say which two collide. */
+		for (size_t j = 0; !ret && j < nseen; j++) {
+			if (strcmp(seen[j]->file, kw->file))
+				continue;
+			if (seen[j] == kw)
+				ret = pl_usage_error(cmd, "'%s' is given twice", kw->name);
+			else
+				ret = pl_usage_error(cmd, "'%s' and '%s' contradict each other",
+						     seen[j]->name, kw->name);
+		}
+		if (ret)
+			break;
+		seen[nseen++] = kw;
 		if (kw->flag) {
 			pl_set(want, kw->file, kw->flag);
 			continue;
 		}
-		if (++i >= argc)
-			return pl_usage_error(cmd, "'%s' needs a value", kw->name);
+		if (++i >= argc) {
+			ret = pl_usage_error(cmd, "'%s' needs a value", kw->name);
+			break;
+		}
 		val = kw->conv ? kw->conv(argv[i]) : argv[i];
 		if (!val)
-			return pl_usage_error(cmd, "%s: invalid value '%s'", kw->name, argv[i]);
-		pl_set(want, kw->file, val);
+			ret = pl_usage_error(cmd, "%s: invalid value '%s'", kw->name, argv[i]);
+		else
+			pl_set(want, kw->file, val);
 	}
-	return 0;
+	free(seen);
+	return ret;
 }
 
 /* have's attributes overlaid with want's, for checks across fields. */
@@ -328,6 +352,9 @@ int pl_check_attrs(const char *cmd, const struct pl_node *want)
 
 		if (why)
 			return pl_usage_error(cmd, "%s '%s' %s", kv->name, kv->value, why);
+		if (pl_target_nvmet && pl_attr_purlin_only(want->type, kv->name))
+			return pl_usage_error(cmd, "%s is Purlin's own: nvmet has no such attribute",
+					      kv->name);
 	}
 	return 0;
 }

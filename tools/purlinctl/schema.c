@@ -225,6 +225,20 @@ static const struct pl_type_spec specs[PL_NTYPES] = {
 	},
 };
 
+bool pl_attr_purlin_only(enum pl_type type, const char *file)
+{
+	static const char *const port_own[] = {
+		"param_tos", "param_max_pending", "param_max_pending_per_addr",
+		"param_connect_timeout_ms", "param_cq_mode", "param_poll_usecs",
+		"param_poll_cpus",
+	};
+
+	for (size_t i = 0; type == PL_PORT && i < ARRAY_SIZE(port_own); i++)
+		if (!strcmp(port_own[i], file))
+			return true;
+	return false;
+}
+
 const struct pl_type_spec *pl_spec(enum pl_type type)
 {
 	return &specs[type];

@@ -167,7 +167,7 @@ static void test_argument_errors(void **state)
 static void test_missing_root(void **state)
 {
 	(void)state;
-	assert_int_equal(run_cli_raw("--root /nonexistent/purlin subsys list"), PL_EXIT_FAIL);
+	assert_int_equal(run_cli_raw("--root /nonexistent/purlin subsys list"), PL_EXIT_TARGET);
 	assert_has(cli_err, "/nonexistent/purlin: target root: No such file or directory");
 }
 
@@ -186,8 +186,10 @@ static void test_subsys_add_defaults(void **state)
 	free(serial);
 	assert_file("subsystems/" S1 "/attr_model", "Purlin");
 
-	assert_int_equal(run_cli("subsys add " S1), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": create: File exists\n");
+	assert_int_equal(run_cli("subsys add " S1), PL_EXIT_CONFLICT);
+	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": already exists: change it with "
+			    "'purlinctl subsys set " S1 " KEYWORD VALUE' or remove it first with "
+			    "'purlinctl subsys del " S1 "'\n");
 }
 
 static void test_subsys_add_attrs_and_set(void **state)
@@ -213,8 +215,9 @@ static void test_subsys_add_attrs_and_set(void **state)
 	assert_ok("-v subsys set " S1 " serial SN-2");
 	assert_has(cli_err, "nothing to change");
 
-	assert_int_equal(run_cli("subsys set " S2 " serial X"), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: subsys " S2 ": No such file or directory\n");
+	assert_int_equal(run_cli("subsys set " S2 " serial X"), PL_EXIT_NOTFOUND);
+	assert_string_equal(cli_err, "purlinctl: subsys " S2 ": does not exist: create it with "
+			    "'purlinctl subsys add " S2 "' (see 'purlinctl subsys list')\n");
 }
 
 /*
@@ -266,20 +269,24 @@ static void test_subsys_list_show(void **state)
 	assert_non_null(obj);
 	assert_true(json_object_object_get_ex(obj, "namespaces", &v));
 	json_object_put(obj);
-	assert_int_equal(run_cli("subsys show nqn.2024-01.io.example:none"), PL_EXIT_FAIL);
+	assert_int_equal(run_cli("subsys show nqn.2024-01.io.example:none"), PL_EXIT_NOTFOUND);
 }
 
 static void test_subsys_allow(void **state)
 {
+	char *before, *after;
+
 	(void)state;
 	assert_ok("subsys add " S1);
-	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: host " H1 ": No such file or directory\n");
+	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_NOTFOUND);
+	assert_string_equal(cli_err, "purlinctl: host " H1 ": does not exist: create it with "
+			    "'purlinctl host add " H1 "' (see 'purlinctl host list')\n");
 	assert_ok("host add " H1);
 	assert_ok("subsys allow " S1 " " H1);
 	assert_true(tree_exists("subsystems/" S1 "/allowed_hosts/" H1));
-	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_FAIL);
-	assert_has(cli_err, "allowed_hosts/" H1 ": File exists");
+	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_CONFLICT);
+	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": already allows host '" H1 "' "
+			    "(see 'purlinctl subsys show " S1 "')\n");
 	/* the target refuses allow-any-host while hosts are listed */
 	assert_int_equal(run_cli("subsys set " S1 " allow-any-host on"), PL_EXIT_USAGE);
 	assert_has(cli_err, "attr_allow_any_host must be 0 when allowed_hosts are listed");
@@ -288,8 +295,18 @@ static void test_subsys_allow(void **state)
 	assert_has(cli_out, S1);
 	assert_ok("subsys disallow " S1 " " H1);
 	assert_false(tree_exists("subsystems/" S1 "/allowed_hosts/" H1));
-	assert_int_equal(run_cli("subsys disallow " S1 " " H1), PL_EXIT_FAIL);
-	assert_has(cli_err, "No such file or directory");
+	assert_int_equal(run_cli("subsys disallow " S1 " " H1), PL_EXIT_NOTFOUND);
+	assert_has(cli_err, "subsys " S1 ": does not allow host '" H1 "'");
+	/* a subsystem open to any host lists none: said, with the way out */
+	assert_ok("subsys set " S1 " allow-any-host on");
+	before = tree_snapshot();
+	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "subsys " S1 ": allows any host, so it lists none: to allow only some, "
+		   "run 'purlinctl subsys set " S1 " allow-any-host off' first");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
 }
 
 /* ---- namespaces ---- */
@@ -299,8 +316,9 @@ static void test_ns_lifecycle(void **state)
 	char *uuid;
 
 	(void)state;
-	assert_int_equal(run_cli("ns add " S1 " 1 path /dev/nullb0"), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": No such file or directory\n");
+	assert_int_equal(run_cli("ns add " S1 " 1 path /dev/nullb0"), PL_EXIT_NOTFOUND);
+	assert_has(cli_err, "purlinctl: subsys " S1 ": does not exist: create it with "
+		   "'purlinctl subsys add " S1 "'");
 	assert_ok("subsys add " S1);
 	assert_ok("ns add " S1 " 1 path /dev/nullb0");
 	assert_file("subsystems/" S1 "/namespaces/1/device_path", "/dev/nullb0");
@@ -339,8 +357,9 @@ static void test_ns_lifecycle(void **state)
 
 	assert_ok("ns del " S1 " 1");
 	assert_false(tree_exists("subsystems/" S1 "/namespaces/1"));
-	assert_int_equal(run_cli("ns del " S1 " 1"), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: subsys " S1 " ns 1: No such file or directory\n");
+	assert_int_equal(run_cli("ns del " S1 " 1"), PL_EXIT_NOTFOUND);
+	assert_string_equal(cli_err, "purlinctl: subsys " S1 " ns 1: does not exist: create it with "
+			    "'purlinctl ns add " S1 " 1 path PATH' (see 'purlinctl ns list " S1 "')\n");
 }
 
 /* ---- ports ---- */
@@ -367,8 +386,8 @@ static void test_port_defaults_and_link(void **state)
 	assert_file("ports/2/param_inline_data_size", "8192");
 	assert_file("ports/2/param_max_queue_size", "256");
 
-	assert_int_equal(run_cli("port link 1 " S1), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": No such file or directory\n");
+	assert_int_equal(run_cli("port link 1 " S1), PL_EXIT_NOTFOUND);
+	assert_has(cli_err, "purlinctl: subsys " S1 ": does not exist");
 	assert_ok("subsys add " S1);
 	assert_ok("port link 1 " S1);
 	/* configfs resolves link targets from the caller's cwd: they must be absolute */
@@ -675,7 +694,7 @@ static void test_dry_run_loads_nothing(void **state)
 	rc = run_cli_raw("-n --target purlin subsys list");
 	if (access("/sys/kernel/config/purlin", F_OK)) {
 		/* Not loaded here: the dry run says so instead of modprobe. */
-		assert_int_equal(rc, PL_EXIT_FAIL);
+		assert_int_equal(rc, PL_EXIT_TARGET);
 		assert_has(cli_err, "dry run: not loading purlin");
 	} else {
 		assert_int_equal(rc, 0);

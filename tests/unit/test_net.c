@@ -383,7 +383,7 @@ static void test_refused_before_sending(void **state)
 		{ "net set eth1 mtu 10000", "mtu: 10000 is outside what eth1 (driver mlx5_core) allows (68-9978)" },
 		{ "net set eth1 ring rx 10000", "allows at most 8192" },
 		{ "net set eth1 ecn np 3 on rp 3 off ecn prio 9 on", "must be 0-7" },
-		{ "net set nosuch mtu 1500", "net nosuch: No such device" },
+		{ "net set nosuch mtu 1500", "net nosuch: no such network device (see 'ip -br link')" },
 	};
 
 	(void)state;
@@ -616,8 +616,8 @@ static void test_show_virtio(void **state)
 	json_object_object_get_ex(json_object_array_get_idx(v, 0), "roce_tos", &v);
 	assert_int_equal(json_object_get_int(v), 0);
 	json_object_put(o);
-	assert_int_equal(net_cli("net show eth9"), 1);
-	assert_string_equal(cli_err, "purlinctl: net eth9: No such device\n");
+	assert_int_equal(net_cli("net show eth9"), PL_EXIT_NOTFOUND);
+	assert_string_equal(cli_err, "purlinctl: net eth9: no such network device (see 'ip -br link')\n");
 }
 
 static void test_show_nic(void **state)
@@ -664,7 +664,7 @@ static void test_check_virtio(void **state)
 
 	(void)state;
 	virtio();
-	assert_int_equal(net_cli("net check eth0"), 1);
+	assert_int_equal(net_cli("net check eth0"), PL_EXIT_CHECK);
 	assert_has(cli_out, "FAIL  dcb       eth0 (driver virtio_net) has no DCB support");
 	assert_has(cli_out, "FAIL  trust     needs DCB, which eth0 (driver virtio_net) lacks\n"
 			    "                fix: see the dcb item\n");
@@ -677,7 +677,7 @@ static void test_check_virtio(void **state)
 	assert_has(cli_out, "WARN  ecn       not supported by eth0 (driver virtio_net)");
 	assert_has(cli_out, "WARN  coalesce  adaptive interrupt coalescing not supported by eth0");
 	assert_has(cli_out, "check: 1 pass, 5 warn, 6 fail\n");
-	assert_int_equal(net_cli("net check eth0 -j --jumbo"), 1);
+	assert_int_equal(net_cli("net check eth0 -j --jumbo"), PL_EXIT_CHECK);
 	o = json_tokener_parse(cli_out);
 	json_object_object_get_ex(o, "summary", &v);
 	json_object_object_get_ex(v, "fail", &v);
@@ -745,7 +745,7 @@ static void test_tune_check_undo(void **state)
 	(void)state;
 	d = nic();
 	saved = *d;
-	assert_int_equal(net_cli("net check eth1"), 1);
+	assert_int_equal(net_cli("net check eth1"), PL_EXIT_CHECK);
 	assert_has(cli_out, "FAIL  pfc       off on prio 3: RoCE traffic is dropped under congestion\n"
 			    "                fix: purlinctl net set eth1 pfc prio-pfc 3:on\n");
 	assert_has(cli_out, "FAIL  pause     link-level pause is on (rx on, tx on)");
@@ -933,7 +933,7 @@ static void test_trust_fallback(void **state)
 
 	/* without DSCP entries the trust item's fix is the APP entry */
 	assert_ok("net set eth1 app del dscp 26 prio 3");
-	assert_int_equal(net_cli("net check eth1"), 1);
+	assert_int_equal(net_cli("net check eth1"), PL_EXIT_CHECK);
 	assert_has(cli_out, "FAIL  trust     pcp: no DSCP APP entries, and no apptrust to select DSCP otherwise\n"
 			    "                fix: purlinctl net set eth1 app add dscp 26 prio 3\n");
 	assert_ok("net tune eth1 --profile roce-lossless");

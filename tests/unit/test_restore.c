@@ -313,7 +313,7 @@ static void test_restore_stdin_dash_and_if_present(void **state)
 	before = tree_snapshot();
 	assert_int_equal(run_cli("-v restore %s/none.json if-present", missing), 0);
 	assert_has(cli_err, "not found, nothing to restore");
-	assert_int_equal(run_cli("restore %s/none.json", missing), PL_EXIT_FAIL);
+	assert_int_equal(run_cli("restore %s/none.json", missing), PL_EXIT_FILE);
 	assert_has(cli_err, "none.json: open: No such file or directory");
 	after = tree_snapshot();
 	assert_string_equal(before, after);
@@ -449,8 +449,8 @@ static void test_bad_files_touch_nothing(void **state)
 		char *file = scratch_file(bad_files[i].name, bad_files[i].text);
 
 		cfs_fail_nth(0, 0);
-		if (run_cli("restore %s", file) != PL_EXIT_FAIL)
-			fail_msg("%s: accepted", bad_files[i].name);
+		if (run_cli("restore %s", file) != PL_EXIT_FILE)
+			fail_msg("%s: accepted, or not as a bad file", bad_files[i].name);
 		if (!strstr(cli_err, bad_files[i].error) || !strstr(cli_err, bad_files[i].name))
 			fail_msg("%s: expected '%s' in: %s", bad_files[i].name, bad_files[i].error,
 				 cli_err);

@@ -47,7 +47,7 @@ static int save_run(struct pl_ctx *ctx, int argc, char **argv)
 	if (!file && (ret = default_file(ctx, "save", &file)))
 		return ret;
 	if (pl_open(ctx, &live))
-		return PL_EXIT_FAIL;
+		return PL_EXIT_TARGET;
 	/* A dry run writes nothing: it shows what the file would hold. */
 	if (ctx->dry_run && strcmp(file, "-")) {
 		pl_err("dry run: %s not written; it would hold:", file);
@@ -55,7 +55,7 @@ static int save_run(struct pl_ctx *ctx, int argc, char **argv)
 	}
 	ret = pl_conf_save(live, file);
 	pl_node_free(live);
-	return ret ? PL_EXIT_FAIL : PL_EXIT_OK;
+	return ret ? PL_EXIT_FILE : PL_EXIT_OK;
 }
 
 struct restore_args {
@@ -85,7 +85,7 @@ static int restore_absent(struct pl_ctx *ctx, const char *file)
 	struct pl_node *live;
 
 	if (pl_open(ctx, &live))
-		return PL_EXIT_FAIL;
+		return PL_EXIT_TARGET;
 	pl_node_free(live);
 	pl_note("%s not found, nothing to restore", file);
 	return PL_EXIT_OK;
@@ -105,9 +105,13 @@ static int restore_run(struct pl_ctx *ctx, int argc, char **argv)
 	source = strcmp(args.file, "-") ? args.file : "<stdin>";
 	if (args.if_present && strcmp(args.file, "-") && stat(args.file, &st) && errno == ENOENT)
 		return restore_absent(ctx, args.file);
-	ret = PL_EXIT_FAIL;
-	if (pl_conf_load(args.file, &want) || pl_open(ctx, &live))
+	ret = PL_EXIT_FILE;
+	if (pl_conf_load(args.file, &want))
 		goto out;
+	ret = PL_EXIT_TARGET;
+	if (pl_open(ctx, &live))
+		goto out;
+	ret = PL_EXIT_FILE;
 	if (pl_conf_check(want, live, source))
 		goto out;
 	pl_sort(want);
@@ -133,7 +137,7 @@ static int clear_run(struct pl_ctx *ctx, int argc, char **argv)
 	if (argc)
 		return pl_usage_error("clear", "unexpected argument '%s'", argv[0]);
 	if (pl_open(ctx, &live))
-		return PL_EXIT_FAIL;
+		return PL_EXIT_TARGET;
 	pl_plan_clear(&plan, live);
 	if (plan.n)
 		ret = run_whole(ctx, &plan, "clear");

@@ -127,9 +127,11 @@ static int read_dev(const char *dev, struct pl_net *st)
 		return 0;
 	if (*e.msg)
 		pl_err("net %s: %s (%s)", dev, strerror(e.err), e.msg);
+	else if (e.err == ENODEV)
+		pl_err("net %s: no such network device (see 'ip -br link')", dev);
 	else
 		pl_err("net %s: %s", dev, strerror(e.err));
-	return PL_EXIT_FAIL;
+	return e.err == ENODEV ? PL_EXIT_NOTFOUND : PL_EXIT_FAIL;
 }
 
 static int net_show(struct pl_ctx *ctx, int argc, char **argv)
@@ -516,7 +518,7 @@ static int net_check(struct pl_ctx *ctx, int argc, char **argv)
 		pl_print_end();
 		for (size_t i = 0; i < au->n; i++)
 			if (au->item[i].grade == PL_FAIL)
-				ret = PL_EXIT_FAIL;
+				ret = PL_EXIT_CHECK;
 	}
 	pl_audit_free(au);
 	free(au);

@@ -12,13 +12,57 @@
 #include "planner.h"
 #include "print.h"
 
+/* The command that lists objects like node: "purlinctl ns list NQN". */
+static char *list_cmd(const struct pl_node *node)
+{
+	const char *label = pl_spec(node->type)->label;
+
+	if (node->parent && node->parent->parent)
+		return xasprintf("purlinctl %s list %s", label, node->parent->id);
+	return xasprintf("purlinctl %s list", label);
+}
+
+/* The command that creates node, with what it needs besides its ids. */
+static char *add_cmd(const struct pl_node *node)
+{
+	const char *label = pl_spec(node->type)->label;
+
+	switch (node->type) {
+	case PL_NS:
+		return xasprintf("purlinctl ns add %s %s path PATH", node->parent->id, node->id);
+	case PL_PORT:
+		return xasprintf("purlinctl port add %s traddr ADDR", node->id);
+	default:
+		return xasprintf("purlinctl %s add %s", label, node->id);
+	}
+}
+
 static int report_missing(const struct pl_node *node)
 {
-	char *label = pl_node_label(node);
+	char *label = pl_node_label(node), *add = add_cmd(node), *list = list_cmd(node);
 
-	pl_err("%s: %s", label, strerror(ENOENT));
+	pl_err("%s: does not exist: create it with '%s' (see '%s')", label, add, list);
 	free(label);
-	return PL_EXIT_FAIL;
+	free(add);
+	free(list);
+	return PL_EXIT_NOTFOUND;
+}
+
+static int report_exists(struct pl_node *live, const struct pl_node *node)
+{
+	char *label = pl_node_label(node);
+	const char *obj = pl_spec(node->type)->label;
+	const char *ids = node->type == PL_NS ? node->parent->id : "";
+
+	if (node->type == PL_HOST)
+		pl_err("%s: already exists (see 'purlinctl host list')", label);
+	else
+		pl_err("%s: already exists: change it with 'purlinctl %s set %s%s%s KEYWORD VALUE' or remove it first with 'purlinctl %s del %s%s%s'",
+		       label, obj, ids, *ids ? " " : "", node->id, obj, ids, *ids ? " " : "",
+		       node->id);
+	free(label);
+	pl_node_free(live);
+	return PL_EXIT_CONFLICT;
 }
 
 /* Read the target and find want in it; want's parent must exist. */
@@ -26,7 +70,7 @@ static int open_at(struct pl_ctx *ctx, const struct pl_node *want, struct pl_nod
 		   struct pl_node **have)
 {
 	if (pl_open(ctx, live))
-		return PL_EXIT_FAIL;
+		return PL_EXIT_TARGET;
 	if (want->parent->parent && !pl_lookup(*live, want->parent)) {
 		pl_node_free(*live);
 		return report_missing(want->parent);
@@ -46,16 +90,6 @@ static int open_existing(struct pl_ctx *ctx, const struct pl_node *want, struct 
 		ret = report_missing(want);
 	}
 	return ret;
-}
-
-static int fail_with(struct pl_node *live, const struct pl_node *node, const char *what, int err)
-{
-	char *label = pl_node_label(node);
-
-	pl_err_obj(label, what, err);
-	free(label);
-	pl_node_free(live);
-	return PL_EXIT_FAIL;
 }
 
 static int finish(struct pl_ctx *ctx, struct pl_plan *plan, struct pl_node *live)
@@ -80,7 +114,7 @@ int pl_verb_add(struct pl_ctx *ctx, struct pl_node *want)
 	if (ret)
 		return ret;
 	if (have)
-		return fail_with(live, want, "create", EEXIST);
+		return report_exists(live, want);
 	pl_plan_create(&plan, want, false);
 	return finish(ctx, &plan, live);
 }
@@ -117,6 +151,27 @@ int pl_verb_del(struct pl_ctx *ctx, struct pl_node *want)
 	return finish(ctx, &plan, live);
 }
 
+/* "exports" (a port's subsystems) or "allows" (a subsystem's hosts), or their bare forms. */
+static const char *link_verb(const struct pl_node *node, bool third_person)
+{
+	if (node->type == PL_PORT)
+		return third_person ? "exports" : "export";
+	return third_person ? "allows" : "allow";
+}
+
+/* A link the target would refuse in its present state: say why and what to run. */
+static int link_conflict(const struct pl_node *have, const char *name)
+{
+	const char *any = pl_get(have, "attr_allow_any_host");
+
+	if (have->type == PL_SUBSYS && any && pl_attr_equal(PL_SUBSYS, "attr_allow_any_host", any, "1")) {
+		pl_err("subsys %s: allows any host, so it lists none: to allow only some, run 'purlinctl subsys set %s allow-any-host off' first, then 'purlinctl subsys allow %s %s'",
+		       have->id, have->id, have->id, name);
+		return PL_EXIT_CONFLICT;
+	}
+	return 0;
+}
+
 int pl_verb_link(struct pl_ctx *ctx, struct pl_node *want, const char *name, bool add)
 {
 	const struct pl_type_spec *spec = pl_spec(want->type);
@@ -134,9 +189,17 @@ int pl_verb_link(struct pl_ctx *ctx, struct pl_node *want, const char *name, boo
 		return ret;
 	}
 	if (add == strv_has(&have->links, name)) {
-		what = xasprintf("%s/%s", spec->link_dir, name);
-		ret = fail_with(live, have, what, add ? EEXIST : ENOENT);
+		what = pl_node_label(have);
+		pl_err("%s: %s %s %s '%s' (see 'purlinctl %s show %s')", what,
+		       add ? "already" : "does not", add ? link_verb(have, true) :
+		       link_verb(have, false), pl_spec(spec->link_target)->label, name,
+		       spec->label, have->id);
 		free(what);
+		pl_node_free(live);
+		return add ? PL_EXIT_CONFLICT : PL_EXIT_NOTFOUND;
+	}
+	if (add && (ret = link_conflict(have, name))) {
+		pl_node_free(live);
 		return ret;
 	}
 	pl_plan_link(&plan, have, name, add);
@@ -242,14 +305,17 @@ int pl_verb_list(struct pl_ctx *ctx, enum pl_type type, const char *parent,
 {
 	struct pl_nodes nodes = { 0 };
 	struct pl_node *live, *scope;
+	int ret;
 
 	if (pl_open(ctx, &live))
-		return PL_EXIT_FAIL;
+		return PL_EXIT_TARGET;
 	scope = parent ? pl_find(live, pl_parent_type(type), parent) : live;
 	if (!scope) {
-		pl_err("%s %s: %s", pl_spec(pl_parent_type(type))->label, parent, strerror(ENOENT));
+		struct pl_node *missing = pl_node_new(pl_parent_type(type), parent, live);
+
+		ret = report_missing(missing);
 		pl_node_free(live);
-		return PL_EXIT_FAIL;
+		return ret;
 	}
 	collect(scope, type, &nodes);
 	pl_print_start(ctx->json);

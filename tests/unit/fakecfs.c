@@ -1624,12 +1624,33 @@ static int fake_write(const char *path, const char *val)
 	return ret;
 }
 
+/* The fake's world: its block devices and files (1 GiB), else the real file system. */
+static int fake_stat(const char *path, struct stat *st)
+{
+	unsigned int n;
+	char tail;
+
+	memset(st, 0, sizeof(*st));
+	if (sscanf(path, "/dev/nullb%u%c", &n, &tail) == 1 ||
+	    sscanf(path, "/dev/ram%u%c", &n, &tail) == 1) {
+		st->st_mode = S_IFBLK | 0660;
+		return 0;
+	}
+	if (strv_has(&fake_files, path)) {
+		st->st_mode = S_IFREG | 0600;
+		st->st_size = 1LL << 30;
+		return 0;
+	}
+	return stat(path, st) ? -errno : 0;
+}
+
 static const struct cfs_ops fake_ops = {
 	.mkdir = fake_mkdir,
 	.rmdir = fake_rmdir,
 	.symlink = fake_symlink,
 	.unlink = fake_unlink,
 	.write = fake_write,
+	.stat = fake_stat,
 };
 
 void fakecfs_install(void)

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "cfs.h"
+#include "cli.h"
 #include "harness.h"
+#include "plan.h"
 #include "util.h"
 #include "validate.h"
 
@@ -130,6 +132,12 @@ static void test_argument_errors(void **state)
 		{ "ns add " S1 " 1 path /dev/nullb0 enable disable",
 		  "'enable' and 'disable' contradict each other" },
 		{ "port add 8 traddr 192.0.2.1 trtype rdma trtype rdma", "'trtype' is given twice" },
+		{ "ns add " S1 " 1 path /dev/nosuch",
+		  "path /dev/nosuch: No such file or directory: a namespace needs an existing block "
+		  "device or file" },
+		{ "ns add " S1 " 1 path /dev/null",
+		  "path /dev/null is neither a block device nor a regular file" },
+		{ "ns add " S1 " 1 path /", "path / is neither a block device nor a regular file" },
 		{ "port add 1 traddr 192.0.2.1 queue-size 1", "param_max_queue_size" },
 		{ "port add 1 traddr 192.0.2.1 cq-mode spin",
 		  "param_cq_mode 'spin' must be workqueue or poll" },
@@ -313,13 +321,22 @@ static void test_subsys_allow(void **state)
 
 static void test_ns_lifecycle(void **state)
 {
-	char *uuid;
+	char *uuid, *tiny;
 
 	(void)state;
 	assert_int_equal(run_cli("ns add " S1 " 1 path /dev/nullb0"), PL_EXIT_NOTFOUND);
 	assert_has(cli_err, "purlinctl: subsys " S1 ": does not exist: create it with "
 		   "'purlinctl subsys add " S1 "'");
 	assert_ok("subsys add " S1);
+	/* a file too small to be a disk (/etc/passwd, say) is refused; a sized one taken */
+	tiny = scratch_file("passwd", "root:x:0:0:root:/root:/bin/sh\n");
+	assert_int_equal(run_cli("ns add " S1 " 1 path %s", tiny), PL_EXIT_USAGE);
+	assert_has(cli_err, "is a file of 30 bytes: a namespace file holds whole 512-byte blocks, "
+		   "at least 4096 bytes (make one with 'truncate -s 1G FILE')");
+	assert_int_equal(truncate(tiny, 8192), 0);
+	assert_ok("ns add " S1" 3 path %s disable", tiny);
+	assert_ok("ns del " S1 " 3");
+	free(tiny);
 	assert_ok("ns add " S1 " 1 path /dev/nullb0");
 	assert_file("subsystems/" S1 "/namespaces/1/device_path", "/dev/nullb0");
 	assert_file("subsystems/" S1 "/namespaces/1/enable", "1");
@@ -368,7 +385,7 @@ static void test_port_defaults_and_link(void **state)
 {
 	char target[512];
 	ssize_t n;
-	char *link;
+	char *link, *before, *after;
 
 	(void)state;
 	assert_ok("port add 1 traddr 192.0.2.1");
@@ -405,13 +422,52 @@ static void test_port_defaults_and_link(void **state)
 	assert_ok("subsys list");
 	assert_has(cli_out, "PORTS");
 
-	/* the target refuses address changes on an enabled port */
-	assert_int_equal(run_cli("port set 1 traddr 192.0.2.2"), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: port 1: addr_traddr: Permission denied\n");
+	/* the target refuses address changes on an enabled port: said first, with the way */
+	before = tree_snapshot();
+	assert_int_equal(run_cli("port set 1 traddr 192.0.2.2"), PL_EXIT_CONFLICT);
+	assert_string_equal(cli_err, "purlinctl: port 1: exports subsys '" S1 "', so its address and "
+			    "parameters cannot change: unlink it first ('purlinctl port unlink 1 " S1
+			    "'), change the port, then link it again ('purlinctl port link 1 " S1 "')\n");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	/* ...and when the kernel is the one to refuse (a race), the same advice */
+	assert_int_equal(cfs_write("ports/1/addr_traddr", "192.0.2.2"), -EACCES);
+	{
+		struct pl_plan plan = { 0 };
+		struct pl_node *port = pl_want(PL_PORT, (char *[]){ "1" });
+
+		pl_plan_write(&plan, port, "addr_traddr", "192.0.2.2", false);
+		free(cli_err);
+		pl_errs = open_memstream(&cli_err, &(size_t){ 0 });
+		assert_int_equal(pl_plan_exec(&plan), -EACCES);
+		fclose(pl_errs);
+		pl_errs = NULL;
+		assert_has(cli_err, "port 1: addr_traddr: Permission denied: port 1 is live and its "
+			   "address and parameters cannot change: unlink it first ('purlinctl port "
+			   "unlink 1 " S1 "'), then link it again");
+		pl_plan_free(&plan);
+		pl_want_free(port);
+	}
 	assert_file("ports/1/addr_traddr", "192.0.2.1");
 	/* adrfam of the live port applies to a traddr given alone */
 	assert_ok("port set 2 traddr 2001:db8::2");
 	assert_int_equal(run_cli("port set 2 traddr 192.0.2.9"), PL_EXIT_USAGE);
+
+	/* a second port on the same address and service could never listen */
+	before = tree_snapshot();
+	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "port 3: port 1 already has 192.0.2.1 service 4420: only one port can "
+		   "listen there; choose another ('trsvcid SVC')");
+	assert_int_equal(run_cli("port set 2 adrfam ipv4 traddr 192.0.2.1 trsvcid 4420"),
+			 PL_EXIT_CONFLICT);
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	assert_ok("port add 3 traddr 192.0.2.1 trsvcid 4422");
+	assert_ok("port del 3");
 
 	assert_ok("port unlink 1 " S1);
 	assert_ok("port set 1 traddr 192.0.2.2");
@@ -475,8 +531,8 @@ static void test_port_poll_params(void **state)
 	assert_file("ports/1/param_poll_cpus", "");
 	assert_ok("subsys add " S1);
 	assert_ok("port link 1 " S1);
-	assert_int_equal(run_cli("port set 1 cq-mode poll"), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: port 1: param_cq_mode: Permission denied\n");
+	assert_int_equal(run_cli("port set 1 cq-mode poll"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "unlink it first ('purlinctl port unlink 1 " S1 "')");
 	assert_file("ports/1/param_cq_mode", "workqueue");
 }
 
@@ -630,7 +686,7 @@ static void test_nvmet_target(void **state)
 	assert_has(cli_err, "param_cq_mode is Purlin's own");
 	assert_false(tree_exists("ports/3"));
 	/* and nvmet's limits are nvmet's: what Purlin refuses it takes */
-	assert_ok("port add 3 traddr 192.0.2.1 inline-size 1048576");
+	assert_ok("port add 3 traddr 192.0.2.1 trsvcid 4430 inline-size 1048576");
 	assert_file("ports/3/param_inline_data_size", "1048576");
 	assert_ok("subsys add " S1);
 	assert_file("subsystems/" S1 "/attr_model", "Linux");

@@ -602,6 +602,45 @@ static void test_restore_moves_cntlid_range(void **state)
 }
 
 /*
+ * A live port's address or parameter changes in a restore: its subsystems
+ * are unlinked around the change and linked again; a failure anywhere in
+ * that (here the relink: the new service id is taken) undoes it all.
+ */
+static void test_restore_relinks_live_port(void **state)
+{
+	char *file = scratch_file("move.json",
+				  "{\"ports\": [{\"portid\": 1, \"addr\": {\"traddr\": \"192.0.2.1\", "
+				  "\"trsvcid\": \"4421\"}, \"subsystems\": [\"" DISK1 "\"]}]}");
+	char *before, *after;
+
+	(void)state;
+	assert_int_equal(run_cli("subsys add " DISK1), 0);
+	assert_int_equal(run_cli("port add 1 traddr 192.0.2.1"), 0);
+	assert_int_equal(run_cli("port link 1 " DISK1), 0);
+	assert_int_equal(run_cli("port add 2 traddr 192.0.2.1 trsvcid 4421"), 0);
+	assert_int_equal(run_cli("subsys add " DISK2), 0);
+	assert_int_equal(run_cli("port link 2 " DISK2), 0);
+	before = tree_snapshot();
+	assert_int_equal(run_cli("-n restore %s", file), 0);
+	assert_has(cli_out, "unlink ports/1/subsystems/" DISK1 "\n"
+		   "write  ports/1/addr_trsvcid = \"4421\"\n"
+		   "link   ports/1/subsystems/" DISK1 " -> subsystems/" DISK1 "\n");
+	assert_int_equal(run_cli("restore %s", file), PL_EXIT_FAIL);
+	assert_has(cli_err, "subsystems/" DISK1 ": Address already in use: another listener");
+	assert_has(cli_err, "'purlinctl port set 1 trsvcid SVC'");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(after);
+	/* with the service id free, the port moves and exports again */
+	assert_int_equal(run_cli("port del 2"), 0);
+	assert_int_equal(run_cli("restore %s", file), 0);
+	assert_file("ports/1/addr_trsvcid", "4421");
+	assert_true(tree_exists("ports/1/subsystems/" DISK1));
+	free(before);
+	free(file);
+}
+
+/*
  * nvmetcli's root "discovery" group: the persistent discovery NQN is
  * restored, saved, left alone when equal, reset by clear; a target
  * without the attribute says it keeps the well-known NQN, and a name
@@ -672,6 +711,7 @@ int main(void)
 		T(test_restore_links_to_live_objects),
 		T(test_restore_moves_cntlid_range),
 		T(test_restore_discovery_nqn),
+		T(test_restore_relinks_live_port),
 	};
 
 	return cmocka_run_group_tests_name("restore", tests, NULL, NULL);

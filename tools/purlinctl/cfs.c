@@ -62,12 +62,18 @@ static int sys_write(const char *path, const char *val)
 	return err;
 }
 
+static int sys_stat(const char *path, struct stat *st)
+{
+	return stat(path, st) ? -errno : 0;
+}
+
 static const struct cfs_ops sys_ops = {
 	.mkdir = sys_mkdir,
 	.rmdir = sys_rmdir,
 	.symlink = sys_symlink,
 	.unlink = sys_unlink,
 	.write = sys_write,
+	.stat = sys_stat,
 };
 
 static const struct cfs_ops *ops = &sys_ops;
@@ -82,6 +88,11 @@ void cfs_fail_nth(unsigned int nth, int err)
 	mutations = 0;
 	fail_nth = nth;
 	fail_err = err;
+}
+
+int cfs_stat_device(const char *path, struct stat *st)
+{
+	return (ops->stat ? ops->stat : sys_stat)(path, st);
 }
 
 unsigned int cfs_mutations(void)

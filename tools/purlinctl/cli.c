@@ -344,7 +344,7 @@ static struct pl_node *merged(const struct pl_node *want, const struct pl_node *
 	return m;
 }
 
-int pl_check_attrs(const char *cmd, const struct pl_node *want)
+static int check_values(const char *cmd, const struct pl_node *want)
 {
 	for (size_t i = 0; i < want->attrs.n; i++) {
 		const struct pl_kv *kv = &want->attrs.v[i];
@@ -358,6 +358,41 @@ int pl_check_attrs(const char *cmd, const struct pl_node *want)
 	}
 	return 0;
 }
+
+/*
+ * A namespace's device as the target will open it: a block device, or a
+ * regular file of whole 512-byte blocks, at least 4 KiB (a smaller one,
+ * /etc/passwd say, is no disk).
+ */
+static int check_device(const char *cmd, const char *path)
+{
+	struct stat st;
+	int ret = cfs_stat_device(path, &st);
+
+	if (ret)
+		return pl_usage_error(cmd, "path %s: %s: a namespace needs an existing block device or file (see 'lsblk')",
+				      path, strerror(-ret));
+	if (S_ISBLK(st.st_mode))
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return pl_usage_error(cmd, "path %s is neither a block device nor a regular file",
+				      path);
+	if (st.st_size < 4096 || st.st_size % 512)
+		return pl_usage_error(cmd, "path %s is a file of %lld bytes: a namespace file holds whole 512-byte blocks, at least 4096 bytes (make one with 'truncate -s 1G FILE')",
+				      path, (long long)st.st_size);
+	return 0;
+}
+
+int pl_check_attrs(const char *cmd, const struct pl_node *want)
+{
+	const char *path = want->type == PL_NS ? pl_get(want, "device_path") : NULL;
+	int ret = check_values(cmd, want);
+
+	if (!ret && path)
+		ret = check_device(cmd, path);
+	return ret;
+}
+
 
 int pl_check_cross(const char *cmd, const struct pl_node *want, const struct pl_node *have)
 {

@@ -209,6 +209,31 @@ static void plan_root(struct pl_plan *plan, const struct pl_node *want, const st
 	}
 }
 
+/*
+ * A port that exports subsystems refuses changes to its address and
+ * parameters: restore unlinks them around such a change and links them
+ * again, in the same plan (a later failure undoes all of it, relinking).
+ */
+static void plan_port_update(struct pl_plan *plan, const struct pl_node *want,
+			     const struct pl_node *have)
+{
+	struct pl_plan sub = { 0 };
+	char *dir = pl_node_path(have);
+	size_t len = strlen(dir);
+	bool own = false;
+
+	pl_plan_update(&sub, want, have, true);
+	for (size_t i = 0; i < sub.n; i++)
+		own |= sub.v[i].kind == PL_OP_WRITE && !strncmp(sub.v[i].path, dir, len) &&
+		       sub.v[i].path[len] == '/' && !strchr(sub.v[i].path + len + 1, '/');
+	for (size_t i = 0; own && i < have->links.n; i++)
+		pl_plan_link(plan, have, have->links.v[i], false);
+	pl_plan_take(plan, &sub);
+	for (size_t i = 0; own && i < have->links.n; i++)
+		pl_plan_link(plan, have, have->links.v[i], true);
+	free(dir);
+}
+
 void pl_plan_restore(struct pl_plan *plan, const struct pl_node *want, const struct pl_node *live)
 {
 	plan_root(plan, want, live);
@@ -219,7 +244,9 @@ void pl_plan_restore(struct pl_plan *plan, const struct pl_node *want, const str
 			const struct pl_node *w = list->v[i];
 			const struct pl_node *h = pl_find(live, w->type, w->id);
 
-			if (h)
+			if (h && h->type == PL_PORT)
+				plan_port_update(plan, w, h);
+			else if (h)
 				pl_plan_update(plan, w, h, true);
 			else
 				pl_plan_create(plan, w, true);

@@ -105,6 +105,48 @@ static int finish(struct pl_ctx *ctx, struct pl_plan *plan, struct pl_node *live
 	return ret;
 }
 
+/* want's value of file, else have's. */
+static const char *value_of(const struct pl_node *want, const struct pl_node *have,
+			    const char *file)
+{
+	const char *v = pl_get(want, file);
+
+	return v ? v : have ? pl_get(have, file) : NULL;
+}
+
+/*
+ * Two ports on one transport, address and service id: the second could
+ * never listen (EADDRINUSE when linked). Refused when it is set up.
+ */
+static int port_addr_conflict(const struct pl_node *live, const struct pl_node *want,
+			      const struct pl_node *have)
+{
+	static const char *const keys[] = { "addr_trtype", "addr_adrfam", "addr_traddr",
+					    "addr_trsvcid" };
+	const struct pl_nodes *ports = pl_kids((struct pl_node *)live, PL_PORT);
+	const char *traddr = value_of(want, have, "addr_traddr");
+
+	if (want->type != PL_PORT || !traddr || !*traddr)
+		return 0;
+	for (size_t i = 0; i < ports->n; i++) {
+		const struct pl_node *p = ports->v[i];
+		size_t k = 0;
+
+		if (!strcmp(p->id, want->id))
+			continue;
+		while (k < ARRAY_SIZE(keys) && value_of(want, have, keys[k]) && pl_get(p, keys[k]) &&
+		       pl_attr_equal(PL_PORT, keys[k], value_of(want, have, keys[k]),
+				     pl_get(p, keys[k])))
+			k++;
+		if (k < ARRAY_SIZE(keys))
+			continue;
+		pl_err("port %s: port %s already has %s service %s: only one port can listen there; choose another ('trsvcid SVC') or change port %s ('purlinctl port set %s ...')",
+		       want->id, p->id, traddr, value_of(want, have, "addr_trsvcid"), p->id, p->id);
+		return PL_EXIT_CONFLICT;
+	}
+	return 0;
+}
+
 int pl_verb_add(struct pl_ctx *ctx, struct pl_node *want)
 {
 	struct pl_plan plan = { 0 };
@@ -115,8 +157,33 @@ int pl_verb_add(struct pl_ctx *ctx, struct pl_node *want)
 		return ret;
 	if (have)
 		return report_exists(live, want);
+	if ((ret = port_addr_conflict(live, want, NULL))) {
+		pl_node_free(live);
+		return ret;
+	}
 	pl_plan_create(&plan, want, false);
 	return finish(ctx, &plan, live);
+}
+
+/*
+ * A port that exports subsystems is live: the target refuses every change
+ * to its address and parameters (EACCES). Said before anything is touched,
+ * with the commands around the change.
+ */
+static int live_port_conflict(const struct pl_node *have)
+{
+	const char *first;
+
+	if (have->type != PL_PORT || !have->links.n)
+		return 0;
+	first = have->links.v[0];
+	if (have->links.n == 1)
+		pl_err("port %s: exports subsys '%s', so its address and parameters cannot change: unlink it first ('purlinctl port unlink %s %s'), change the port, then link it again ('purlinctl port link %s %s')",
+		       have->id, first, have->id, first, have->id, first);
+	else
+		pl_err("port %s: exports %zu subsystems, so its address and parameters cannot change: unlink each first ('purlinctl port unlink %s %s', ...; see 'purlinctl port show %s'), change the port, then link them again",
+		       have->id, have->links.n, have->id, first, have->id);
+	return PL_EXIT_CONFLICT;
 }
 
 int pl_verb_set(struct pl_ctx *ctx, struct pl_node *want)
@@ -131,11 +198,18 @@ int pl_verb_set(struct pl_ctx *ctx, struct pl_node *want)
 	label = pl_node_label(want);
 	ret = pl_check_cross(label, want, have);
 	free(label);
+	if (!ret)
+		ret = port_addr_conflict(live, want, have);
 	if (ret) {
 		pl_node_free(live);
 		return ret;
 	}
 	pl_plan_update(&plan, want, have, false);
+	if (plan.n && (ret = live_port_conflict(have))) {
+		pl_plan_free(&plan);
+		pl_node_free(live);
+		return ret;
+	}
 	return finish(ctx, &plan, live);
 }
 

@@ -15,6 +15,12 @@ DECLARE_RWSEM(purlin_cfg_sem);
 LIST_HEAD(purlin_subsystems);
 LIST_HEAD(purlin_ports);
 struct purlin_subsys *purlin_disc_subsys;
+/*
+ * The discovery subsystem's NQN as configured (the root's discovery_nqn,
+ * nvmet's persistent discovery NQN); Connects to the well-known
+ * PURLIN_DISC_NQN reach it too.  Under purlin_cfg_sem.
+ */
+char purlin_disc_nqn[NVMF_NQN_SIZE + 1] = PURLIN_DISC_NQN;
 struct purlin_counters purlin_live;
 
 static atomic64_t disc_genctr = ATOMIC64_INIT(1);
@@ -377,7 +383,7 @@ struct purlin_subsys *purlin_find_subsys(struct purlin_port *port,
 	struct purlin_subsys_link *l;
 
 	lockdep_assert_held(&purlin_cfg_sem);
-	if (!strcmp(nqn, PURLIN_DISC_NQN)) {
+	if (!strcmp(nqn, PURLIN_DISC_NQN) || !strcmp(nqn, purlin_disc_nqn)) {
 		kref_get(&purlin_disc_subsys->ref);
 		return purlin_disc_subsys;
 	}

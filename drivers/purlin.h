@@ -437,6 +437,7 @@ struct purlin_subsys *purlin_find_subsys(struct purlin_port *port,
 bool purlin_host_allowed(struct purlin_subsys *subsys, const char *hostnqn);
 bool purlin_printable(const char *s);
 extern struct purlin_subsys *purlin_disc_subsys;
+extern char purlin_disc_nqn[NVMF_NQN_SIZE + 1];
 extern struct list_head purlin_subsystems;
 extern struct list_head purlin_ports;
 void purlin_disc_changed(void);

@@ -657,6 +657,9 @@ static void test_restore_discovery_nqn(void **state)
 	assert_has(cli_out, "\"discovery\": {\n    \"nqn\": \"nqn.2024-01.io.example:discovery\"\n  }");
 	assert_int_equal(restore_sample("-n"), 0);
 	assert_null(strstr(cli_out, "discovery_nqn"));
+	/* a subsystem cannot take the name: said before the kernel refuses it */
+	assert_int_equal(run_cli("subsys add nqn.2024-01.io.example:discovery"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "subsys nqn.2024-01.io.example:discovery: is the target's discovery NQN");
 	assert_int_equal(run_cli("clear"), 0);
 	assert_file("discovery_nqn", PL_DISCOVERY_NQN);
 

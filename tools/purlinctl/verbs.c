@@ -157,6 +157,13 @@ int pl_verb_add(struct pl_ctx *ctx, struct pl_node *want)
 		return ret;
 	if (have)
 		return report_exists(live, want);
+	if (want->type == PL_SUBSYS && pl_get(live, "discovery_nqn") &&
+	    !strcmp(pl_get(live, "discovery_nqn"), want->id)) {
+		pl_err("subsys %s: is the target's discovery NQN (discovery_nqn): choose another name, or give the discovery subsystem another ('discovery' in a restored file)",
+		       want->id);
+		pl_node_free(live);
+		return PL_EXIT_CONFLICT;
+	}
 	if ((ret = port_addr_conflict(live, want, NULL))) {
 		pl_node_free(live);
 		return ret;

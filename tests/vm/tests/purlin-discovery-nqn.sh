@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+# The root's discovery_nqn (nvmet's persistent discovery NQN): set through
+# purlinctl restore of nvmetcli's root "discovery" group, it names the
+# discovery log's own entry and the discovery controller (Identify), a host
+# connects to it by that name as a persistent discovery controller and still
+# by the well-known one; no subsystem can take it; save gives the group back,
+# clear resets it. The same file round-trips through Linux nvmet.
+# timeout: 180
+
+DISC=nqn.2026-11.io.purlin.test:pdc
+S=nqn.2026-11.io.purlin.test:pdc-disk
+WELL=nqn.2014-08.org.nvmexpress.discovery
+brd_create 16
+
+cat > disc.json <<EOF
+{
+  "discovery": { "nqn": "$DISC" },
+  "hosts": [],
+  "ports": [ { "portid": 1, "addr": { "adrfam": "ipv4", "traddr": "$TRADDR",
+    "treq": "not specified", "trsvcid": "4420", "trtype": "rdma" },
+    "subsystems": [ "$S" ] } ],
+  "subsystems": [ { "nqn": "$S", "attr": { "allow_any_host": "1" },
+    "namespaces": [ { "nsid": 1, "enable": 1, "device": { "path": "/dev/ram0" } } ] } ]
+}
+EOF
+
+# disc_self PORT: the subnqn of the log's "current discovery subsystem" entry
+disc_self() {
+	nvme discover -t rdma -a $TRADDR -s "$1" -o json | tr -d ' \n' | sed 's/},{/}\n{/g' |
+		grep '"subtype":"currentdiscoverysubsystem"' | sed -n 's/.*"subnqn":"\([^"]*\)".*/\1/p'
+}
+
+log "default: the well-known NQN"
+modprobe purlin
+[ "$(cat $PURLIN_CFS/discovery_nqn)" = $WELL ] || fail "default discovery_nqn: $(cat $PURLIN_CFS/discovery_nqn)"
+
+log "restore sets it first; the discovery log's own entry names it"
+purlinctl restore disc.json
+[ "$(cat $PURLIN_CFS/discovery_nqn)" = $DISC ] || fail "discovery_nqn not restored"
+got=$(disc_self 4420)
+[ "$got" = $DISC ] || fail "the log's own entry names '$got', not $DISC"
+nvme discover -t rdma -a $TRADDR -s 4420 | grep -q "subnqn: *$S" || fail "$S not in the log"
+
+log "a persistent discovery controller by that name: Identify gives it, the log reads"
+nvme connect -t rdma -a $TRADDR -s 4420 -n $DISC > connect.txt
+cat connect.txt
+dev=/dev/$(sed -n 's/^device: *//p' connect.txt)
+[ -c "$dev" ] || dev=$(ls -d /sys/class/nvme/nvme* | while read -r c; do
+	[ "$(cat "$c/subsysnqn")" = $DISC ] && echo "/dev/$(basename "$c")"; done | head -n1)
+[ -c "$dev" ] || fail "no controller for $DISC"
+[ "$(cat /sys/class/nvme/$(basename "$dev")/subsysnqn)" = $DISC ] || fail "subsysnqn of $dev"
+nvme id-ctrl "$dev" | grep -q "^subnqn *: *$DISC" || fail "Identify does not name $DISC"
+nvme disconnect -d "$(basename "$dev")" > /dev/null
+log "the well-known name still reaches it"
+got=$(disc_self 4420)
+[ "$got" = $DISC ] || fail "well-known connect: own entry '$got'"
+
+log "no subsystem takes the name, and the name no subsystem's"
+expect_err 4 "subsys $DISC: is the target's discovery NQN" purlinctl subsys add $DISC
+set +e
+mkdir "$PURLIN_CFS/subsystems/$DISC" 2> /dev/null
+rc=$?
+set -e
+[ $rc -ne 0 ] && [ ! -d "$PURLIN_CFS/subsystems/$DISC" ] || fail "subsystem $DISC made"
+set +e
+echo "$S" > $PURLIN_CFS/discovery_nqn
+rc=$?
+set -e
+[ $rc -ne 0 ] || fail "discovery_nqn took a subsystem's name"
+[ "$(cat $PURLIN_CFS/discovery_nqn)" = $DISC ] || fail "refused write changed discovery_nqn"
+
+log "save gives nvmetcli's group back; restore finds nothing to do; clear resets"
+purlinctl save saved.json
+grep -q "\"discovery\": {" saved.json || fail "save has no discovery group"
+grep -q "\"nqn\": \"$DISC\"" saved.json || fail "save lacks $DISC"
+purlinctl -n restore saved.json > plan.txt
+[ ! -s plan.txt ] || { cat plan.txt; fail "restore of the saved file plans changes"; }
+purlinctl clear
+[ "$(cat $PURLIN_CFS/discovery_nqn)" = $WELL ] || fail "clear left discovery_nqn"
+purlin_clear
+
+log "the same file on Linux nvmet: the group round-trips"
+modprobe nvmet
+modprobe nvmet-rdma
+purlinctl --target nvmet restore disc.json
+[ "$(cat /sys/kernel/config/nvmet/discovery_nqn)" = $DISC ] || fail "nvmet discovery_nqn not set"
+purlinctl --target nvmet save nvmet.json
+grep -q "\"nqn\": \"$DISC\"" nvmet.json || fail "nvmet save lacks $DISC"
+purlinctl --target nvmet clear
+[ "$(cat /sys/kernel/config/nvmet/discovery_nqn)" = $WELL ] || fail "nvmet clear left discovery_nqn"
+rmmod nvmet-rdma nvmet

@@ -271,7 +271,10 @@ static void test_subsys_list_show(void **state)
 
 	assert_ok("subsys show " S2);
 	assert_has(cli_out, "subsys " S2);
-	assert_has(cli_out, "attr_serial");
+	/* the keywords the user types, booleans as on/off */
+	assert_has(cli_out, "\n  serial                   BBB\n");
+	assert_has(cli_out, "\n  allow-any-host           off\n");
+	assert_null(strstr(cli_out, "attr_serial"));
 	assert_ok("-j subsys show " S2);
 	obj = json_tokener_parse(cli_out);
 	assert_non_null(obj);
@@ -472,7 +475,7 @@ static void test_port_defaults_and_link(void **state)
 	assert_ok("port unlink 1 " S1);
 	assert_ok("port set 1 traddr 192.0.2.2");
 	assert_ok("port show 1");
-	assert_has(cli_out, "addr_traddr");
+	assert_has(cli_out, "\n  traddr                   192.0.2.2\n");
 	assert_ok("port del 2");
 	assert_false(tree_exists("ports/2"));
 }
@@ -517,8 +520,8 @@ static void test_port_poll_params(void **state)
 	assert_ok("-v port set 1 poll-cpus %s", "");
 	assert_has(cli_err, "nothing to change");
 	assert_ok("port show 1");
-	assert_has(cli_out, "  param_cq_mode            workqueue\n");
-	assert_has(cli_out, "  param_poll_cpus          -\n");
+	assert_has(cli_out, "  cq-mode                  workqueue\n");
+	assert_has(cli_out, "  poll-cpus                -\n");
 	assert_ok("-j port show 1");
 	assert_has(cli_out, "\"cq_mode\": \"workqueue\"");
 	assert_has(cli_out, "\"poll_cpus\": \"\"");
@@ -757,6 +760,74 @@ static void test_dry_run_loads_nothing(void **state)
 	}
 }
 
+/*
+ * Output: lists stay narrow (a count of hosts, not their NQNs), namespaces
+ * show their size, JSON lists carry what the tables show, and -j, -n and
+ * -v go after the object too; a dry run with -j prints its plan as JSON.
+ */
+static void test_output_for_people_and_scripts(void **state)
+{
+	static const char long_host[] = "nqn.2014-08.org.nvmexpress:uuid:3c2f1b3e-9d1a-4e6b-8f2c-5a7d9e0b1c4f";
+	struct json_object *arr, *v;
+	char *line;
+
+	(void)state;
+	assert_ok("host add %s", long_host);
+	assert_ok("subsys add " S1 " serial AAA");
+	assert_ok("subsys allow " S1 " %s", long_host);
+	assert_ok("ns add " S1 " 1 path /dev/nullb0");
+	assert_ok("port add 1 traddr 192.0.2.1");
+	assert_ok("port link 1 " S1);
+
+	assert_ok("subsys list");
+	assert_null(strstr(cli_out, long_host));
+	for (line = cli_out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (strcspn(line, "\n") > 100)
+			fail_msg("a line of %zu columns: %s", strcspn(line, "\n"), cli_out);
+	assert_has(cli_out, " off ");
+
+	assert_ok("ns list " S1);
+	assert_has(cli_out, "SIZE");
+	assert_has(cli_out, "256 MiB");
+	assert_ok("ns show " S1 " 1");
+	assert_has(cli_out, "\n  size                     256 MiB\n");
+	assert_has(cli_out, "\n  enable                   on\n");
+
+	/* -j after the object, and JSON lists with what the tables show */
+	assert_ok("host list -j");
+	arr = json_tokener_parse(cli_out);
+	assert_non_null(arr);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "allowed_by", &v));
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)), S1);
+	json_object_put(arr);
+	assert_ok("subsys list -j");
+	arr = json_tokener_parse(cli_out);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "ports", &v));
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)), "1");
+	json_object_put(arr);
+	assert_ok("ns list " S1 " -j");
+	arr = json_tokener_parse(cli_out);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "size", &v));
+	assert_int_equal(json_object_get_int64(v), 256LL << 20);
+	json_object_put(arr);
+
+	/* a dry run with -j: the plan as JSON, nothing done */
+	assert_ok("subsys set " S1 " model M -n -j");
+	arr = json_tokener_parse(cli_out);
+	assert_non_null(arr);
+	assert_int_equal(json_object_array_length(arr), 1);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "op", &v));
+	assert_string_equal(json_object_get_string(v), "write");
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "value", &v));
+	assert_string_equal(json_object_get_string(v), "M");
+	json_object_put(arr);
+	assert_file("subsystems/" S1 "/attr_model", "Purlin");
+
+	/* OBJECT help shows examples */
+	assert_int_equal(run_cli_raw("port help"), 0);
+	assert_has(cli_out, "Examples:\n  purlinctl port add 1 traddr 192.0.2.10");
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, root_setup, root_teardown)
@@ -784,6 +855,7 @@ int main(void)
 		T(test_root_and_dry_run_change_nothing),
 		T(test_nqn_outside_form_warns),
 		T(test_dry_run_loads_nothing),
+		T(test_output_for_people_and_scripts),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,9 +64,22 @@ static int sys_write(const char *path, const char *val)
 	return err;
 }
 
+/* A block device's st_size is its capacity, as the target will see it. */
 static int sys_stat(const char *path, struct stat *st)
 {
-	return stat(path, st) ? -errno : 0;
+	unsigned long long size;
+	int fd;
+
+	if (stat(path, st))
+		return -errno;
+	if (!S_ISBLK(st->st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !ioctl(fd, BLKGETSIZE64, &size))
+		st->st_size = (off_t)size;
+	if (fd >= 0)
+		close(fd);
+	return 0;
 }
 
 static const struct cfs_ops sys_ops = {

@@ -10,6 +10,7 @@
 
 #include "cfs.h"
 #include "cli.h"
+#include "print.h"
 #include "scan.h"
 #include "target.h"
 
@@ -57,6 +58,41 @@ static void print_object_usage(FILE *f, const struct pl_object *obj)
 			*v->usage ? " " : "", v->usage);
 	if (obj->usage)
 		fputs(obj->usage, f);
+	if (obj->examples)
+		fprintf(f, "\nExamples:\n%s", obj->examples);
+}
+
+const char *pl_keyword_of(enum pl_type type, const char *file)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(objects); i++) {
+		const struct pl_kw *kw = objects[i]->kws;
+
+		for (; kw && objects[i]->type == type && kw->name; kw++)
+			if (!strcmp(kw->file, file))
+				return kw->name;
+	}
+	return NULL;
+}
+
+/*
+ * -j, -n and -v are taken after the object too (as net takes them after
+ * its device): no id or value of the configfs objects looks like them.
+ */
+static void take_late_options(struct pl_ctx *ctx, int *argc, char **argv)
+{
+	int n = 0;
+
+	for (int i = 0; i < *argc; i++) {
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json"))
+			ctx->json = true;
+		else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--dry-run"))
+			ctx->dry_run = true;
+		else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+			pl_verbose = true;
+		else
+			argv[n++] = argv[i];
+	}
+	*argc = n;
 }
 
 static bool is_help(const char *arg)
@@ -79,6 +115,8 @@ int pl_dispatch(struct pl_ctx *ctx, const struct pl_object *obj, int argc, char 
 		print_object_usage(pl_out, obj);
 		return PL_EXIT_OK;
 	}
+	if (obj != &pl_obj_net)
+		take_late_options(ctx, &argc, argv);
 	if (!obj->verbs)
 		return obj->run(ctx, argc, argv);
 	if (!argc)
@@ -206,8 +244,38 @@ int pl_open(struct pl_ctx *ctx, struct pl_node **live)
 	return ret;
 }
 
+/* A dry run's operations as JSON: [{"op": "write", "path": ..., "value": ...}, ...]. */
+static void print_plan_json(const struct pl_plan *plan)
+{
+	static const char *const names[] = {
+		[PL_OP_MKDIR] = "mkdir", [PL_OP_RMDIR] = "rmdir", [PL_OP_WRITE] = "write",
+		[PL_OP_LINK] = "link", [PL_OP_UNLINK] = "unlink",
+	};
+
+	pl_print_start(true);
+	pl_print_open_array(NULL);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct pl_op *op = &plan->v[i];
+
+		pl_print_open_object(NULL);
+		pl_print_string(PL_JSON, "op", NULL, names[op->kind]);
+		pl_print_string(PL_JSON, "path", NULL, op->path);
+		if (op->kind == PL_OP_WRITE)
+			pl_print_string(PL_JSON, "value", NULL, op->arg);
+		else if (op->kind == PL_OP_LINK)
+			pl_print_string(PL_JSON, "target", NULL, op->arg);
+		pl_print_close_object();
+	}
+	pl_print_close_array();
+	pl_print_end();
+}
+
 int pl_run_plan(struct pl_ctx *ctx, struct pl_plan *plan)
 {
+	if (ctx->dry_run && ctx->json) {
+		print_plan_json(plan);
+		return PL_EXIT_OK;
+	}
 	if (ctx->dry_run) {
 		pl_plan_print(plan, pl_out);
 		return PL_EXIT_OK;

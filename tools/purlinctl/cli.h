@@ -31,12 +31,17 @@ struct pl_verb {
 	const char *usage;
 };
 
+struct pl_kw;
+
 struct pl_object {
 	const char *name;
 	const struct pl_verb *verbs;	/* NULL-name terminated; NULL: run directly */
 	int (*run)(struct pl_ctx *ctx, int argc, char **argv);
 	const char *usage;
 	const char *summary;
+	const char *examples;		/* "OBJECT help" prints them */
+	enum pl_type type;		/* the objects it configures, with kws */
+	const struct pl_kw *kws;	/* its keywords, for output in their names */
 };
 
 /*
@@ -55,6 +60,9 @@ struct pl_col {
 	const char *header;
 	const char *field;
 };
+
+/* The keyword that sets file of a type ("serial" for attr_serial), or NULL. */
+const char *pl_keyword_of(enum pl_type type, const char *file);
 
 /* Entry point shared by main() and the tests; returns the exit code. */
 int pl_main(int argc, char **argv);

@@ -151,6 +151,7 @@ const struct pl_object pl_obj_save = {
 	.run = save_run,
 	.usage = "[FILE|-]",
 	.summary = "write the configuration as JSON (default " PL_DEFAULT_CONFIG ")",
+	.examples = "  purlinctl save\n  purlinctl save - > site.json\n",
 };
 
 const struct pl_object pl_obj_restore = {
@@ -158,6 +159,8 @@ const struct pl_object pl_obj_restore = {
 	.run = restore_run,
 	.usage = "[FILE|-] [if-present]",
 	.summary = "merge a saved configuration into the target, all or nothing",
+	.examples = "  purlinctl -n restore site.json     # the operations, nothing done\n"
+		    "  purlinctl restore site.json\n",
 };
 
 const struct pl_object pl_obj_clear = {
@@ -165,4 +168,5 @@ const struct pl_object pl_obj_clear = {
 	.run = clear_run,
 	.usage = "",
 	.summary = "remove the whole configuration",
+	.examples = "  purlinctl -n clear\n  purlinctl clear\n",
 };

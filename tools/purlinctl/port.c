@@ -128,4 +128,11 @@ const struct pl_object pl_obj_port = {
 	.name = "port",
 	.verbs = port_verbs,
 	.summary = "transport ports and the subsystems they export",
+	.type = PL_PORT,
+	.kws = port_kws,
+	.examples =
+	"  purlinctl port add 1 traddr 192.0.2.10              # rdma, ipv4, 4420\n"
+	"  purlinctl port add 2 adrfam ipv6 traddr 2001:db8::10 trsvcid 4421\n"
+	"  purlinctl port link 1 nqn.2024-01.io.example:disk1  # the port listens from here\n"
+	"  purlinctl port unlink 1 nqn.2024-01.io.example:disk1\n",
 };

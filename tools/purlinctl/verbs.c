@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "cfs.h"
 #include "cli.h"
 #include "conf.h"
 #include "planner.h"
@@ -304,6 +306,45 @@ static void inbound(const struct pl_node *node, struct strv *out)
 	}
 }
 
+/* Booleans read as the on/off the command line takes. */
+static const char *text_value(enum pl_type type, const char *file, const char *val)
+{
+	const struct pl_attr_spec *spec = pl_attr_spec(type, file);
+
+	if (spec && spec->check == pl_check_bool && !pl_check_bool(val))
+		return strcmp(val, "1") ? "off" : "on";
+	return val;
+}
+
+/* The size of a namespace's device or file, -1 if unknown. */
+static long long device_size(const struct pl_node *node)
+{
+	const char *path = pl_get(node, "device_path");
+	struct stat st;
+
+	if (!path || *path != '/' || cfs_stat_device(path, &st))
+		return -1;
+	return st.st_size;
+}
+
+/* 1.5 GiB, 512 MiB, 4 KiB: one decimal below 10 of a unit, as lsblk. */
+static char *human_size(long long bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	if (bytes < 0)
+		return xstrdup("");
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1024;
+		u++;
+	}
+	if (v < 10 && u)
+		return xasprintf("%.1f %s", v, units[u]);
+	return xasprintf("%.0f %s", v, units[u]);
+}
+
 static char *field_value(const struct pl_node *node, const char *field)
 {
 	struct strv in = { 0 };
@@ -318,6 +359,10 @@ static char *field_value(const struct pl_node *node, const char *field)
 		return strv_join(&node->links, ",");
 	if (!strcmp(field, "@count"))
 		return xasprintf("%zu", node->kids[0].n);
+	if (!strcmp(field, "@nlinks"))
+		return xasprintf("%zu", node->links.n);
+	if (!strcmp(field, "@size"))
+		return human_size(device_size(node));
 	if (!strcmp(field, "@inbound")) {
 		inbound(node, &in);
 		out = strv_join(&in, ",");
@@ -325,7 +370,7 @@ static char *field_value(const struct pl_node *node, const char *field)
 		return out;
 	}
 	val = pl_get(node, field);
-	return xstrdup(val ? val : "");
+	return xstrdup(val ? text_value(node->type, field, val) : "");
 }
 
 static void collect(struct pl_node *node, enum pl_type type, struct pl_nodes *out)
@@ -343,6 +388,28 @@ static void collect(struct pl_node *node, enum pl_type type, struct pl_nodes *ou
 			collect(kid, type, out);
 		}
 	}
+}
+
+/*
+ * What the text table shows beyond a saved file's layout, in JSON too: the
+ * ports exporting a subsystem, the subsystems allowing a host, a
+ * namespace's size in bytes.
+ */
+static void list_json_extras(const struct pl_node *node)
+{
+	struct strv in = { 0 };
+	long long size;
+
+	if (node->type == PL_SUBSYS || node->type == PL_HOST) {
+		inbound(node, &in);
+		pl_print_open_array(node->type == PL_SUBSYS ? "ports" : "allowed_by");
+		for (size_t i = 0; i < in.n; i++)
+			pl_print_string(PL_JSON, NULL, NULL, in.v[i]);
+		pl_print_close_array();
+		strv_free(&in);
+	}
+	if (node->type == PL_NS && (size = device_size(node)) >= 0)
+		pl_print_u64(PL_JSON, "size", NULL, (unsigned long long)size);
 }
 
 /*
@@ -368,6 +435,7 @@ static void list_nodes(const struct pl_nodes *nodes, const struct pl_col *cols, 
 			pl_print_string(PL_JSON, key, NULL, node->parent->id);
 			free(key);
 		}
+		list_json_extras(node);
 		pl_print_close_object();
 		for (size_t c = 0; c < ncols; c++) {
 			char *val = field_value(node, cols[c].field);
@@ -412,6 +480,14 @@ static void show_line(const char *key, const char *val)
 	pl_print_text("  %-24s %s\n", key, *val ? val : "-");
 }
 
+/* An attribute under the keyword that sets it (the configfs name otherwise), booleans on/off. */
+static void show_attr(const struct pl_node *node, const struct pl_kv *kv)
+{
+	const char *kw = pl_keyword_of(node->type, kv->name);
+
+	show_line(kw ? kw : kv->name, text_value(node->type, kv->name, kv->value));
+}
+
 /*
  * The object's files, links and children's ids in text; in JSON the
  * object (with its children) as a saved file has it.
@@ -426,7 +502,12 @@ static void show_node(const struct pl_node *node)
 	pl_print_close_object();
 	pl_print_text("%s\n", label);
 	for (size_t i = 0; i < node->attrs.n; i++)
-		show_line(node->attrs.v[i].name, node->attrs.v[i].value);
+		show_attr(node, &node->attrs.v[i]);
+	if (node->type == PL_NS) {
+		val = human_size(device_size(node));
+		show_line("size", val);
+		free(val);
+	}
 	if (spec->link_dir) {
 		val = strv_join(&node->links, ",");
 		show_line(spec->link_dir, val);

@@ -828,6 +828,48 @@ static void test_output_for_people_and_scripts(void **state)
 	assert_has(cli_out, "Examples:\n  purlinctl port add 1 traddr 192.0.2.10");
 }
 
+/* status: the whole target as a tree, and the same as one JSON object. */
+static void test_status(void **state)
+{
+	struct json_object *o, *v, *s;
+
+	(void)state;
+	build_small_config();
+	tree_write("subsystems/" S1 "/controllers",
+		   "cntlid=7 host=" H1 " port=1 queues=3 kato_ms=5000 read_cmds=0 read_bytes=0 "
+		   "write_cmds=0 write_bytes=0 errors=0\n");
+	assert_ok("status");
+	assert_has(cli_out, "purlin at ");
+	assert_has(cli_out, "discovery NQN nqn.2014-08.org.nvmexpress.discovery\n");
+	assert_has(cli_out, "subsystems (1)\n  " S1 "  model Purlin");
+	assert_has(cli_out, "    ports    1\n");
+	assert_has(cli_out, "    hosts    " H1 "\n");
+	assert_has(cli_out, "    ns 1     /dev/nullb0  256 MiB  enabled\n");
+	assert_has(cli_out, "      cntlid 7  host " H1 "  port 1  queues 3  kato 5000 ms\n");
+	assert_has(cli_out, "ports (1)\n  1     rdma ipv4 192.0.2.1:4420  listening\n");
+	assert_has(cli_out, "hosts (1)\n  " H1 "  allowed by " S1 "\n");
+	assert_ok("-j status");
+	o = json_tokener_parse(cli_out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "subsystems", &v));
+	s = json_object_array_get_idx(v, 0);
+	assert_true(json_object_object_get_ex(s, "controllers", &v));
+	v = json_object_array_get_idx(v, 0);
+	assert_true(json_object_object_get_ex(v, "kato_ms", &v));
+	assert_int_equal(json_object_get_int(v), 5000);
+	assert_true(json_object_object_get_ex(s, "namespaces", &v));
+	v = json_object_array_get_idx(v, 0);
+	assert_true(json_object_object_get_ex(v, "size", &v));
+	assert_int_equal(json_object_get_int64(v), 256LL << 20);
+	json_object_put(o);
+	/* an idle port and a subsystem nobody exports say so */
+	assert_ok("port unlink 1 " S1);
+	assert_ok("status");
+	assert_has(cli_out, "idle (exports nothing)");
+	assert_has(cli_out, "    ports    none: not exported\n");
+	assert_int_equal(run_cli("status extra"), PL_EXIT_USAGE);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, root_setup, root_teardown)
@@ -856,6 +898,7 @@ int main(void)
 		T(test_nqn_outside_form_warns),
 		T(test_dry_run_loads_nothing),
 		T(test_output_for_people_and_scripts),
+		T(test_status),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

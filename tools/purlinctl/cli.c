@@ -22,6 +22,7 @@ static const struct pl_object *const objects[] = {
 	&pl_obj_save,
 	&pl_obj_restore,
 	&pl_obj_clear,
+	&pl_obj_status,
 	&pl_obj_net,
 };
 
@@ -30,6 +31,7 @@ static void print_usage(FILE *f)
 	fputs("Usage: purlinctl [OPTIONS] OBJECT COMMAND [ARGUMENTS]\n"
 	      "       purlinctl [OPTIONS] save|restore [FILE|-]\n"
 	      "       purlinctl [OPTIONS] clear\n"
+	      "       purlinctl [OPTIONS] status\n"
 	      "\n"
 	      "Objects:\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(objects); i++)

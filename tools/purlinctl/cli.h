@@ -130,6 +130,7 @@ extern const struct pl_object pl_obj_host;
 extern const struct pl_object pl_obj_save;
 extern const struct pl_object pl_obj_restore;
 extern const struct pl_object pl_obj_clear;
+extern const struct pl_object pl_obj_status;
 extern const struct pl_object pl_obj_net;
 
 #endif

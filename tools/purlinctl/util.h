@@ -74,6 +74,9 @@ int pl_gen_uuid(char *buf);
  */
 int pl_write_atomic(const char *path, const char *text, mode_t mode);
 
+/* A size as people read it ("1.5 GiB", "512 MiB"); "" for a negative (unknown) one. */
+char *pl_human_size(long long bytes);
+
 /* Strip trailing whitespace in place and return s. */
 char *pl_rstrip(char *s);
 /* Parse a decimal or 0x-prefixed integer that must be fully consumed. */

@@ -327,24 +327,6 @@ static long long device_size(const struct pl_node *node)
 	return st.st_size;
 }
 
-/* 1.5 GiB, 512 MiB, 4 KiB: one decimal below 10 of a unit, as lsblk. */
-static char *human_size(long long bytes)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)bytes;
-	size_t u = 0;
-
-	if (bytes < 0)
-		return xstrdup("");
-	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
-		v /= 1024;
-		u++;
-	}
-	if (v < 10 && u)
-		return xasprintf("%.1f %s", v, units[u]);
-	return xasprintf("%.0f %s", v, units[u]);
-}
-
 static char *field_value(const struct pl_node *node, const char *field)
 {
 	struct strv in = { 0 };
@@ -362,7 +344,7 @@ static char *field_value(const struct pl_node *node, const char *field)
 	if (!strcmp(field, "@nlinks"))
 		return xasprintf("%zu", node->links.n);
 	if (!strcmp(field, "@size"))
-		return human_size(device_size(node));
+		return pl_human_size(device_size(node));
 	if (!strcmp(field, "@inbound")) {
 		inbound(node, &in);
 		out = strv_join(&in, ",");
@@ -504,7 +486,7 @@ static void show_node(const struct pl_node *node)
 	for (size_t i = 0; i < node->attrs.n; i++)
 		show_attr(node, &node->attrs.v[i]);
 	if (node->type == PL_NS) {
-		val = human_size(device_size(node));
+		val = pl_human_size(device_size(node));
 		show_line("size", val);
 		free(val);
 	}

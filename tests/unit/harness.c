@@ -149,6 +149,7 @@ static int exec_line(bool with_root, const char *line)
 		abort();
 	}
 	argc = split_args(full, argv, 64);
+	fakecfs_root_as_target();
 	free(cli_out);
 	free(cli_err);
 	pl_out = open_memstream(&cli_out, &outlen);

@@ -76,6 +76,11 @@ void tree_rm_rf(const char *path);
 			fail_msg("'%s' not found in:\n%s", (needle), (hay));      \
 	} while (0)
 
+/* The root's files as the fake's target has them (nvmet 6.1: no discovery_nqn). */
+void fakecfs_root_as_target(void);
+/* EMPTY_TREE of Linux 6.1's nvmet. */
+#define EMPTY_TREE_NVMET "d /hosts\nd /ports\nd /subsystems\n"
+
 /* Install the fake configfs operations into the cfs layer (no files added). */
 void fakecfs_install(void);
 /* A regular file that exists in the fake's world (for device_path). */

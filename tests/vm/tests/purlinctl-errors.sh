@@ -38,7 +38,8 @@ expect_err 2 "attr_qid_max '500' must be a decimal in 1..128" purlinctl subsys a
 expect_err 2 "'enable' and 'disable' contradict each other" \
 	purlinctl ns add $NQN 1 path /dev/ram0 enable disable
 expect_err 2 "path /dev/nosuch: No such file or directory" purlinctl ns add $NQN 1 path /dev/nosuch
-expect_err 2 "a namespace file holds whole 512-byte blocks" purlinctl ns add $NQN 1 path /etc/passwd
+echo "root:x:0:0:root:/root:/bin/sh" > passwd   # /etc/passwd, say: no disk
+expect_err 2 "a namespace file holds whole 512-byte blocks" purlinctl ns add $NQN 1 path $PWD/passwd
 expect_err 3 "subsys $NQN: does not exist: create it with 'purlinctl subsys add $NQN'" \
 	purlinctl subsys show $NQN
 nothing_configured

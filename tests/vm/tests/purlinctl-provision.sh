@@ -337,7 +337,8 @@ log "cascading subsys del and port del"
 purlinctl port link 1 $B
 purlinctl port link 2 $B
 purlinctl port link 2 $A
-expect_err - "port 2: param_cq_mode: Permission denied" purlinctl port set 2 cq-mode workqueue
+expect_err 4 "port 2: exports 2 subsystems, so its address and parameters cannot change: unlink each first" \
+	purlinctl port set 2 cq-mode workqueue
 expect_attr ports/2/param_cq_mode poll
 purlinctl subsys set $B allow-any-host off
 purlinctl host add $HOSTNQN

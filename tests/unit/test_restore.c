@@ -641,6 +641,74 @@ static void test_restore_relinks_live_port(void **state)
 }
 
 /*
+ * diff: in keywords, both directions; exit 8 when they differ, 0 when
+ * not. restore --replace: what the file lacks goes (links first, then the
+ * merge, then the objects), so that the target is the file and diff is
+ * quiet; the merge alone leaves the rest.
+ */
+static void test_diff_and_replace(void **state)
+{
+	char *before, *after;
+
+	(void)state;
+	assert_int_equal(restore_sample(""), 0);
+	assert_int_equal(run_cli("diff %s", "x"), PL_EXIT_FILE);
+	{
+		char *path = sample_path();
+
+		assert_int_equal(run_cli("diff %s", path), 0);
+		assert_string_equal(cli_out, "");
+		/* drift on the target: an extra host and link, a changed model, a new port */
+		assert_int_equal(run_cli("host add nqn.2024-01.io.example.host:extra"), 0);
+		assert_int_equal(run_cli("subsys allow " DISK2 " nqn.2024-01.io.example.host:extra"), 0);
+		assert_int_equal(run_cli("subsys set " DISK1 " model Drifted"), 0);
+		assert_int_equal(run_cli("port add 9 traddr 192.0.2.99"), 0);
+		assert_int_equal(run_cli("ns disable " DISK1 " 1"), 0);
+		assert_int_equal(run_cli("diff %s", path), PL_EXIT_DIFFERS);
+		assert_has(cli_out, "- host nqn.2024-01.io.example.host:extra\n");
+		assert_has(cli_out, "- subsys " DISK2 " allows host nqn.2024-01.io.example.host:extra\n");
+		assert_has(cli_out, "~ subsys " DISK1 ": model 'Drifted' -> 'Purlin'\n");
+		assert_has(cli_out, "~ subsys " DISK1 " ns 1: enable '0' -> '1'\n");
+		assert_has(cli_out, "- port 9\n");
+
+		/* the merge keeps what the file lacks */
+		assert_int_equal(run_cli("restore %s", path), 0);
+		assert_true(tree_exists("ports/9"));
+		assert_true(tree_exists("hosts/nqn.2024-01.io.example.host:extra"));
+		assert_file("subsystems/" DISK1 "/attr_model", "Purlin");
+
+		/* a dry run of --replace shows the links going first, the objects last */
+		before = tree_snapshot();
+		assert_int_equal(run_cli("-n restore %s --replace", path), 0);
+		assert_has(cli_out, "unlink subsystems/" DISK2 "/allowed_hosts/nqn.2024-01.io.example.host:extra\n");
+		assert_has(cli_out, "rmdir  ports/9\n");
+		assert_has(cli_out, "rmdir  hosts/nqn.2024-01.io.example.host:extra\n");
+		assert_true(strstr(cli_out, "unlink ") < strstr(cli_out, "rmdir "));
+		after = tree_snapshot();
+		assert_string_equal(before, after);
+		free(after);
+
+		/* a failure undoes the unlink (the rmdirs come last) */
+		cfs_fail_nth(2, EIO);
+		assert_int_equal(run_cli("restore %s --replace", path), PL_EXIT_FAIL);
+		cfs_fail_nth(0, 0);
+		after = tree_snapshot();
+		assert_string_equal(before, after);
+		free(after);
+		free(before);
+
+		assert_int_equal(run_cli("restore --replace %s", path), 0);
+		assert_false(tree_exists("ports/9"));
+		assert_false(tree_exists("hosts/nqn.2024-01.io.example.host:extra"));
+		assert_int_equal(run_cli("diff %s", path), 0);
+		assert_string_equal(cli_out, "");
+		free(path);
+	}
+	/* with --root the file is named: the default is the real target's */
+	assert_int_equal(run_cli("diff"), PL_EXIT_USAGE);
+}
+
+/*
  * nvmetcli's root "discovery" group: the persistent discovery NQN is
  * restored, saved, left alone when equal, reset by clear; a target
  * without the attribute says it keeps the well-known NQN, and a name
@@ -715,6 +783,7 @@ int main(void)
 		T(test_restore_moves_cntlid_range),
 		T(test_restore_discovery_nqn),
 		T(test_restore_relinks_live_port),
+		T(test_diff_and_replace),
 	};
 
 	return cmocka_run_group_tests_name("restore", tests, NULL, NULL);

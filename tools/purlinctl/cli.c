@@ -21,6 +21,7 @@ static const struct pl_object *const objects[] = {
 	&pl_obj_host,
 	&pl_obj_save,
 	&pl_obj_restore,
+	&pl_obj_diff,
 	&pl_obj_clear,
 	&pl_obj_status,
 	&pl_obj_net,
@@ -29,7 +30,7 @@ static const struct pl_object *const objects[] = {
 static void print_usage(FILE *f)
 {
 	fputs("Usage: purlinctl [OPTIONS] OBJECT COMMAND [ARGUMENTS]\n"
-	      "       purlinctl [OPTIONS] save|restore [FILE|-]\n"
+	      "       purlinctl [OPTIONS] save|restore|diff [FILE|-]\n"
 	      "       purlinctl [OPTIONS] clear\n"
 	      "       purlinctl [OPTIONS] status\n"
 	      "\n"

@@ -260,6 +260,67 @@ void pl_plan_restore(struct pl_plan *plan, const struct pl_node *want, const str
 	}
 }
 
+/* ---- replacing ---- */
+
+/* Links of live objects that want lacks (want NULL: all of them), removed. */
+static void unlink_stale(struct pl_plan *plan, struct pl_node *have, const struct pl_node *want)
+{
+	for (size_t i = have->links.n; i-- > 0;) {
+		char *name = xstrdup(have->links.v[i]);
+
+		if (!want || !strv_has(&want->links, name)) {
+			pl_plan_link(plan, have, name, false);
+			strv_del(&have->links, name);
+		}
+		free(name);
+	}
+}
+
+/* Objects below have (and have itself when want is NULL) that want does not name. */
+static void remove_stale(struct pl_plan *plan, struct pl_node *have, const struct pl_node *want)
+{
+	const struct pl_type_spec *spec = pl_spec(have->type);
+
+	if (!want) {
+		pl_plan_remove(plan, have);
+		return;
+	}
+	for (size_t k = 0; k < spec->nkids; k++) {
+		for (size_t i = have->kids[k].n; i-- > 0;) {
+			struct pl_node *h = have->kids[k].v[i];
+			const char *builtin = pl_spec(h->type)->builtin;
+			const struct pl_node *w = pl_find(want, h->type, h->id);
+
+			if (w || !builtin || strcmp(builtin, h->id))
+				remove_stale(plan, h, w);
+		}
+	}
+}
+
+void pl_plan_replace(struct pl_plan *plan, const struct pl_node *want, struct pl_node *live)
+{
+	static const enum pl_type stale_order[] = { PL_PORT, PL_SUBSYS, PL_HOST };
+	const char *disc = pl_get(live, "discovery_nqn");
+
+	for (size_t t = 0; t < ARRAY_SIZE(link_order); t++) {
+		struct pl_nodes *list = pl_kids(live, link_order[t]);
+
+		for (size_t i = 0; i < list->n; i++)
+			unlink_stale(plan, list->v[i],
+				     pl_find(want, link_order[t], list->v[i]->id));
+	}
+	pl_plan_restore(plan, want, live);
+	for (size_t t = 0; t < ARRAY_SIZE(stale_order); t++) {
+		struct pl_nodes *list = pl_kids(live, stale_order[t]);
+
+		for (size_t i = list->n; i-- > 0;)
+			remove_stale(plan, list->v[i],
+				     pl_find(want, stale_order[t], list->v[i]->id));
+	}
+	if (disc && strcmp(disc, PL_DISCOVERY_NQN) && !pl_get(want, "discovery_nqn"))
+		pl_plan_write(plan, live, "discovery_nqn", PL_DISCOVERY_NQN, false);
+}
+
 /* ---- removal ---- */
 
 static void unlink_all(struct pl_plan *plan, struct pl_node *node)

@@ -21,6 +21,7 @@ enum {
 	PL_EXIT_TARGET = 5,	/* the target is not available (module, configfs, --root) */
 	PL_EXIT_FILE = 6,	/* a configuration file cannot be read, is not valid, or not written */
 	PL_EXIT_CHECK = 7,	/* net check: an item fails */
+	PL_EXIT_DIFFERS = 8,	/* diff: the target and the file differ */
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

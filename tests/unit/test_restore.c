@@ -436,7 +436,34 @@ static const struct bad_file bad_files[] = {
 	{ "late.json", "{\"hosts\": [{\"nqn\": \"nqn.2024-01.io.example:h\"}], \"ports\": [{\"portid\": 3, "
 		       "\"addr\": {\"trtype\": \"rdma\", \"adrfam\": \"ipv4\", \"traddr\": \"192.0.2.300\"}}]}",
 	  "addr_traddr must be an IPv4 address" },
+	/* a typo in an attribute name is not skipped silently */
+	{ "typo.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", "
+		       "\"attr\": {\"serail\": \"X\"}}]}",
+	  "attr_serail is an attribute neither Purlin nor nvmet has (a typo?); 'restore FILE --force'" },
+	/* Purlin's limits, in a file too */
+	{ "tcp.json", "{\"ports\": [{\"portid\": 3, \"addr\": {\"trtype\": \"tcp\", "
+		      "\"adrfam\": \"ipv4\", \"traddr\": \"192.0.2.3\"}}]}",
+	  "addr_trtype must be rdma: Purlin serves NVMe over RDMA only" },
 };
+
+/* restore --force takes a name no target knows (a newer kernel's); the target decides. */
+static void test_restore_force_unknown(void **state)
+{
+	char *file = scratch_file("new.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", "
+				  "\"attr\": {\"serial\": \"S1\", \"newer_knob\": \"7\"}}]}");
+
+	(void)state;
+	assert_int_equal(run_cli("restore %s", file), PL_EXIT_FILE);
+	assert_false(tree_exists("subsystems/nqn.2024-01.io.example:s"));
+	assert_int_equal(run_cli("-v restore %s --force", file), 0);
+	assert_file("subsystems/nqn.2024-01.io.example:s/attr_serial", "S1");
+	assert_has(cli_err, "attr_newer_knob: not supported by this target, skipped");
+	/* a name the target itself shows is known */
+	tree_write("subsystems/nqn.2024-01.io.example:s/attr_newer_knob", "0");
+	assert_int_equal(run_cli("-n restore %s", file), 0);
+	assert_has(cli_out, "write  subsystems/nqn.2024-01.io.example:s/attr_newer_knob = \"7\"");
+	free(file);
+}
 
 static void test_bad_files_touch_nothing(void **state)
 {
@@ -784,6 +811,7 @@ int main(void)
 		T(test_restore_discovery_nqn),
 		T(test_restore_relinks_live_port),
 		T(test_diff_and_replace),
+		T(test_restore_force_unknown),
 	};
 
 	return cmocka_run_group_tests_name("restore", tests, NULL, NULL);

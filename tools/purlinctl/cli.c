@@ -10,6 +10,7 @@
 
 #include "cfs.h"
 #include "cli.h"
+#include "conf.h"
 #include "print.h"
 #include "scan.h"
 #include "target.h"
@@ -206,6 +207,7 @@ int pl_main(int argc, char **argv)
 	if (!pl_errs)
 		pl_errs = stderr;
 	pl_verbose = false;
+	pl_conf_allow_unknown = false;
 	ret = parse_options(&ctx, argc, argv);
 	if (ret >= 0)
 		return ret;

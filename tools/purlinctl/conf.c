@@ -404,6 +404,8 @@ int pl_conf_load(const char *file, struct pl_node **root)
 
 /* ---- checking ---- */
 
+bool pl_conf_allow_unknown;
+
 struct check_ctx {
 	const char *source;
 	const struct pl_node *root;
@@ -431,6 +433,25 @@ static bool link_resolves(const struct check_ctx *ctx, enum pl_type target, cons
 	return ctx->live && pl_find(ctx->live, target, name);
 }
 
+/* The node at the same place in other (the live tree), or NULL. */
+static const struct pl_node *same_place(const struct pl_node *other, const struct pl_node *node)
+{
+	const struct pl_node *parent;
+
+	if (!node->parent)
+		return other;
+	parent = same_place(other, node->parent);
+	return parent ? pl_find(parent, node->type, node->id) : NULL;
+}
+
+/* Does Purlin or nvmet have file, or this target (any object of the type)? */
+static bool known_attr(const struct check_ctx *ctx, const struct pl_node *node, const char *file)
+{
+	const struct pl_node *have = ctx->live ? same_place(ctx->live, node) : NULL;
+
+	return pl_attr_spec(node->type, file) || (have && pl_get(have, file));
+}
+
 static void check_node(struct check_ctx *ctx, const struct pl_node *node)
 {
 	const struct pl_type_spec *spec = pl_spec(node->type);
@@ -447,6 +468,9 @@ static void check_node(struct check_ctx *ctx, const struct pl_node *node)
 
 		if (*kv->value && (why = pl_attr_check(node->type, kv->name, kv->value)))
 			check_err(ctx, node, kv->name, why);
+		else if (!pl_conf_allow_unknown && !known_attr(ctx, node, kv->name))
+			check_err(ctx, node, kv->name,
+				  "is an attribute neither Purlin nor nvmet has (a typo?); 'restore FILE --force' writes it anyway");
 	}
 	if (spec->check && (why = spec->check(node, &field)))
 		check_err(ctx, node, field, why);

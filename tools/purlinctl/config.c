@@ -76,6 +76,8 @@ static int restore_parse(struct pl_ctx *ctx, int argc, char **argv,
 			args->if_present = true;
 		else if (!strcmp(argv[i], "--replace"))
 			args->replace = true;
+		else if (!strcmp(argv[i], "--force"))
+			pl_conf_allow_unknown = true;
 		else if (!args->file)
 			args->file = argv[i];
 		else
@@ -258,7 +260,7 @@ const struct pl_object pl_obj_save = {
 const struct pl_object pl_obj_restore = {
 	.name = "restore",
 	.run = restore_run,
-	.usage = "[FILE|-] [if-present] [--replace]",
+	.usage = "[FILE|-] [if-present] [--replace] [--force]",
 	.summary = "merge a saved configuration into the target (--replace: remove what it lacks)",
 	.examples = "  purlinctl -n restore site.json     # the operations, nothing done\n"
 		    "  purlinctl restore site.json\n"

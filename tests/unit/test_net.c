@@ -665,6 +665,9 @@ static void test_check_virtio(void **state)
 	(void)state;
 	virtio();
 	assert_int_equal(net_cli("net check eth0"), PL_EXIT_CHECK);
+	/* no RDMA device is the fatal finding for an RDMA target: first, and a failure */
+	assert_has(cli_out, "MTU >= 4192)\nFAIL  rdma      no RDMA device on eth0: an NVMe/RDMA target "
+			    "cannot serve through it\n                fix: load the NIC's RoCE driver");
 	assert_has(cli_out, "FAIL  dcb       eth0 (driver virtio_net) has no DCB support");
 	assert_has(cli_out, "FAIL  trust     needs DCB, which eth0 (driver virtio_net) lacks\n"
 			    "                fix: see the dcb item\n");
@@ -673,17 +676,20 @@ static void test_check_virtio(void **state)
 	assert_has(cli_out, "FAIL  app-dscp ");
 	assert_has(cli_out, "FAIL  mtu       1500: RoCE path MTU 1024 (4096 needs at least 4192)\n"
 			    "                fix: purlinctl net set eth0 mtu 4200\n");
-	assert_has(cli_out, "PASS  pause     eth0 (driver virtio_net) has no link-level pause\n");
+	/* a feature the device does not have is not a pass */
+	assert_has(cli_out, "N/A   pause     eth0 (driver virtio_net) has no link-level pause\n");
+	assert_has(cli_out, "N/A   roce-tos  no RDMA device on eth0 (see the rdma item)\n");
+	assert_null(strstr(cli_out, "PASS"));
 	assert_has(cli_out, "WARN  ecn       not supported by eth0 (driver virtio_net)");
 	assert_has(cli_out, "WARN  coalesce  adaptive interrupt coalescing not supported by eth0");
-	assert_has(cli_out, "check: 1 pass, 5 warn, 6 fail\n");
+	assert_has(cli_out, "check: 0 pass, 3 warn, 7 fail, 2 n/a\n");
 	assert_int_equal(net_cli("net check eth0 -j --jumbo"), PL_EXIT_CHECK);
 	o = json_tokener_parse(cli_out);
 	json_object_object_get_ex(o, "summary", &v);
 	json_object_object_get_ex(v, "fail", &v);
-	assert_int_equal(json_object_get_int(v), 6);
+	assert_int_equal(json_object_get_int(v), 7);
 	json_object_object_get_ex(o, "items", &v);
-	v = json_object_array_get_idx(v, 6);
+	v = json_object_array_get_idx(v, 7);
 	assert_string_equal(json_object_get_string(json_object_object_get(v, "item")), "mtu");
 	assert_string_equal(json_object_get_string(json_object_object_get(v, "fix")),
 			    "purlinctl net set eth0 mtu 9000");
@@ -775,7 +781,7 @@ static void test_tune_check_undo(void **state)
 	free(text);
 
 	assert_ok("net check eth1");
-	assert_has(cli_out, "check: 12 pass, 0 warn, 0 fail\n");
+	assert_has(cli_out, "check: 12 pass, 0 warn, 0 fail, 0 n/a\n");
 
 	fake_log[0] = '\0';
 	assert_ok("net tune eth1 --profile roce-lossless");

@@ -459,7 +459,7 @@ static void print_fix(const struct pl_net *st, const struct pl_check_item *it)
 static void print_check(const struct pl_net *st, const struct pl_profile *pr,
 			const struct pl_audit *au)
 {
-	unsigned int count[3] = { 0 };
+	unsigned int count[PL_NGRADES] = { 0 };
 
 	pl_print_open_object(NULL);
 	pl_print_string(PL_ANY, "ifname", "%s: ", st->link.ifname);
@@ -478,12 +478,12 @@ static void print_check(const struct pl_net *st, const struct pl_profile *pr,
 
 		count[it->grade]++;
 		pl_print_open_object(NULL);
-		pl_print_text("%-4s  ", it->grade == PL_PASS ? "PASS" :
-			      it->grade == PL_WARN ? "WARN" : "FAIL");
+		pl_print_text("%-4s  ", it->grade == PL_PASS ? "PASS" : it->grade == PL_WARN ? "WARN" :
+			      it->grade == PL_FAIL ? "FAIL" : "N/A");
 		pl_print_string(PL_ANY, "item", "%-9s ", it->name);
 		pl_print_string(PL_JSON, "status", NULL, pl_grade_name(it->grade));
 		pl_print_string(PL_ANY, "reason", "%s\n", it->reason);
-		if (it->grade != PL_PASS)
+		if (it->grade == PL_WARN || it->grade == PL_FAIL)
 			print_fix(st, it);
 		pl_print_close_object();
 	}
@@ -491,7 +491,8 @@ static void print_check(const struct pl_net *st, const struct pl_profile *pr,
 	pl_print_open_object("summary");
 	pl_print_uint(PL_ANY, pl_grade_name(PL_PASS), "check: %u pass", count[PL_PASS]);
 	pl_print_uint(PL_ANY, pl_grade_name(PL_WARN), ", %u warn", count[PL_WARN]);
-	pl_print_uint(PL_ANY, pl_grade_name(PL_FAIL), ", %u fail\n", count[PL_FAIL]);
+	pl_print_uint(PL_ANY, pl_grade_name(PL_FAIL), ", %u fail", count[PL_FAIL]);
+	pl_print_uint(PL_ANY, pl_grade_name(PL_NA), ", %u n/a\n", count[PL_NA]);
 	pl_print_close_object();
 	pl_print_close_object();
 }

@@ -161,7 +161,10 @@ fi
 cross
 
 log "check on the fresh device fails with the right items"
-expect_err 1 "" purlinctl net check $DEV
+expect_err 7 "" purlinctl net check $DEV
+# no RDMA device: the fatal finding for an RDMA target, so the first line
+sed -n 2p out.txt | grep -qxF 'FAIL  rdma      no RDMA device on dcbsim0: an NVMe/RDMA target cannot serve through it' ||
+	fail "the rdma item is not first"
 if [ $apptrust = 1 ]; then
 	has out.txt "FAIL  trust     apptrust order does not start with dscp" \
 		"                fix: purlinctl net set dcbsim0 trust dscp"
@@ -184,13 +187,13 @@ has out.txt "PASS  dcb       IEEE DCB, managed by the host" \
 	"                fix: purlinctl net set dcbsim0 coalesce adaptive-rx on adaptive-tx on" \
 	"WARN  ecn       not supported by dcbsim0 (virtual device): no vendor ECN/DCQCN knob (sysfs, debugfs or configfs)" \
 	"WARN  cnp       not supported by dcbsim0 (virtual device): no vendor ECN/DCQCN knob (sysfs, debugfs or configfs)" \
-	"WARN  rdma      no RDMA device on dcbsim0" \
-	"WARN  roce-tos  no RDMA device on dcbsim0" \
-	"check: 1 pass, 6 warn, 5 fail"
+	"FAIL  rdma      no RDMA device on dcbsim0: an NVMe/RDMA target cannot serve through it" \
+	"N/A   roce-tos  no RDMA device on dcbsim0 (see the rdma item)" \
+	"check: 1 pass, 4 warn, 6 fail, 1 n/a"
 set +e
 purlinctl net check $DEV -j | tr -d ' \n' > check.json
 set -e
-grep -qF '"summary":{"pass":1,"warn":6,"fail":5}' check.json || fail "check -j summary"
+grep -qF '"summary":{"pass":1,"warn":4,"fail":6,"n/a":1}' check.json || fail "check -j summary"
 
 log "tune: the profile in one step; check passes but for what a simulator cannot have"
 jshow > fresh.json
@@ -201,12 +204,13 @@ has tune.txt "  pause      rx on tx on -> rx off tx off" \
 	"  app        add dscp 26 prio 3" \
 	"  mtu        1500 -> 4200" \
 	"  coalesce   adaptive-rx off adaptive-tx off -> adaptive-rx on adaptive-tx on" \
-	"  skipped    rdma: no RDMA device on dcbsim0" \
+	"  skipped    rdma: no RDMA device on dcbsim0: an NVMe/RDMA target cannot serve through it" \
 	"previous settings saved in $UNDO ('purlinctl net tune dcbsim0 --undo' restores them)"
 [ $apptrust = 0 ] || has tune.txt "  trust      pcp -> dscp"
-# No RDMA device on a simulated netdev, no vendor ECN knobs: those stay WARN.
-purlinctl net check $DEV > out.txt || { cat out.txt; fail "check fails after tune"; }
-cat out.txt
+# No RDMA device on a simulated netdev (a FAIL nothing can fix), no vendor ECN knobs (WARN):
+# every other item passes.
+expect_err 7 "" purlinctl net check $DEV
+[ "$(grep -c '^FAIL' out.txt)" = 1 ] || fail "check after tune fails more than the rdma item"
 [ $apptrust = 1 ] && has out.txt "PASS  trust     dscp first (apptrust)" ||
 	has out.txt "PASS  trust     dscp: with no apptrust (kernel before 6.2 or driver without it), DSCP trust follows the DSCP APP entries"
 has out.txt "PASS  dcb       IEEE DCB, managed by the host" \
@@ -218,9 +222,9 @@ has out.txt "PASS  dcb       IEEE DCB, managed by the host" \
 	"PASS  coalesce  adaptive rx tx" \
 	"WARN  ecn       not supported by dcbsim0 (virtual device): no vendor ECN/DCQCN knob (sysfs, debugfs or configfs)" \
 	"WARN  cnp       not supported by dcbsim0 (virtual device): no vendor ECN/DCQCN knob (sysfs, debugfs or configfs)" \
-	"WARN  rdma      no RDMA device on dcbsim0" \
-	"WARN  roce-tos  no RDMA device on dcbsim0" \
-	"check: 8 pass, 4 warn, 0 fail"
+	"FAIL  rdma      no RDMA device on dcbsim0: an NVMe/RDMA target cannot serve through it" \
+	"N/A   roce-tos  no RDMA device on dcbsim0 (see the rdma item)" \
+	"check: 8 pass, 2 warn, 1 fail, 1 n/a"
 dcb pfc show dev $DEV > pfc.txt
 has pfc.txt "prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off "
 dcb ets show dev $DEV > ets.txt

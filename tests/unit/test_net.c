@@ -195,6 +195,7 @@ static struct fake_dev *nic(void)
 	struct fake_dev *d = fakenet_add("eth1", FAKE_DCB_NIC);
 
 	driver("eth1", "mlx5_core");
+	sys_mk("/sys/class/net/eth1/speed", "25000\n");
 	sys_mk("/sys/class/net/eth1/device/infiniband/mlx5_0", NULL);
 	rdma_dev("mlx5_0", "eth1", true);
 	mlx5_sysfs("eth1");
@@ -285,7 +286,6 @@ static void test_usage_errors(void **state)
 		{ "net set eth0 cnp dscp 64", "must be 0-63" },
 		{ "net set eth0 roce-tos 256", "must be 0-255" },
 		{ "net set eth/0 mtu 1500", "'eth/0' is not a network device name" },
-		{ "net show", "missing device" },
 		{ "net show eth0 extra", "unexpected argument 'extra'" },
 		{ "net show eth0 --frob", "unknown option '--frob'" },
 		{ "net frob eth0", "unknown command 'frob'" },
@@ -620,6 +620,28 @@ static void test_show_virtio(void **state)
 	assert_string_equal(cli_err, "purlinctl: net eth9: no such network device (see 'ip -br link')\n");
 }
 
+/* net show without a device: every device, as ip link show; state and speed each. */
+static void test_show_all(void **state)
+{
+	struct json_object *o;
+
+	(void)state;
+	virtio();
+	nic();
+	assert_ok("net show");
+	assert_has(cli_out, "eth0: driver virtio_net");
+	assert_has(cli_out, "eth1: driver mlx5_core");
+	assert_true(strstr(cli_out, "eth0:") < strstr(cli_out, "eth1:"));
+	assert_has(cli_out, "  link         up\n");
+	assert_has(cli_out, "  link         up, 25000 Mb/s\n");
+	assert_ok("net show -j");
+	o = json_tokener_parse(cli_out);
+	assert_non_null(o);
+	assert_int_equal(json_object_array_length(o), 2);
+	json_object_put(o);
+	assert_int_equal(net_cli("net show extra -x"), PL_EXIT_USAGE);
+}
+
 static void test_show_nic(void **state)
 {
 	struct json_object *o, *v;
@@ -644,6 +666,7 @@ static void test_show_nic(void **state)
 	assert_has(cli_out, "(mlx5 sysfs, ");
 	assert_has(cli_out, "  cnp          dscp 0 prio 0\n");
 	assert_has(cli_out, "  unsupported  nothing\n");
+	assert_has(cli_out, "  link         up, 25000 Mb/s\n");
 	assert_ok("net show eth1 -j");
 	o = json_tokener_parse(cli_out);
 	json_object_object_get_ex(o, "dcb", &v);
@@ -1124,6 +1147,7 @@ int main(void)
 		T(test_set_kernel_errors),
 		T(test_malformed_replies),
 		T(test_show_virtio),
+		T(test_show_all),
 		T(test_show_nic),
 		T(test_check_virtio),
 		T(test_tune_dry_run_changes_nothing),

@@ -134,11 +134,56 @@ static int read_dev(const char *dev, struct pl_net *st)
 	return e.err == ENODEV ? PL_EXIT_NOTFOUND : PL_EXIT_FAIL;
 }
 
+/* net show without a device: every network device, as 'ip link show' lists them. */
+static int net_show_all(struct pl_ctx *ctx, int argc, char **argv)
+{
+	struct pl_net *st = xmalloc(sizeof(*st));
+	struct strv devs = { 0 };
+	bool json = ctx->json;
+	int ret = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "-j") && strcmp(argv[i], "--json")) {
+			free(st);
+			return pl_usage_error("net show", "unexpected argument '%s'", argv[i]);
+		}
+		json = true;
+	}
+	pl_sys_netdevs(&devs);
+	if (!devs.n) {
+		pl_err("net show: no network devices found (see 'ip link show')");
+		ret = PL_EXIT_NOTFOUND;
+	}
+	pl_print_start(json);
+	pl_print_open_array(NULL);
+	for (size_t i = 0; i < devs.n; i++) {
+		int r = read_dev(devs.v[i], st);
+
+		if (r) {
+			ret = r;
+			continue;
+		}
+		if (i)
+			pl_print_nl();
+		pl_net_show(st);
+	}
+	pl_print_close_array();
+	pl_print_end();
+	strv_free(&devs);
+	free(st);
+	pl_nl_close();
+	return ret;
+}
+
 static int net_show(struct pl_ctx *ctx, int argc, char **argv)
 {
 	struct pl_net *st;
 	struct net_args a;
-	int ret = parse_args(ctx, "net show", "j", argc, argv, &a);
+	int ret;
+
+	if (!argc || *argv[0] == '-')
+		return net_show_all(ctx, argc, argv);
+	ret = parse_args(ctx, "net show", "j", argc, argv, &a);
 
 	if (ret || (ret = no_rest("net show", &a)))
 		return ret;
@@ -547,7 +592,7 @@ static int net_check(struct pl_ctx *ctx, int argc, char **argv)
 	"  roce-tos TOS                          (RDMA CM default ToS of the RDMA ports)\n"
 
 static const struct pl_verb net_verbs[] = {
-	{ "show", net_show, "DEV [-j]" },
+	{ "show", net_show, "[DEV] [-j]" },
 	{ "set", net_set, "DEV KNOB ARGS... [KNOB ARGS...]... [-n]" },
 	{ "tune", net_tune,
 	  "DEV --profile " PL_PROFILE_NAME " [--prio P] [--dscp N] [--jumbo] [-n] [-j]\n"

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The root's discovery_nqn (nvmet's persistent discovery NQN): set through
 # purlinctl restore of nvmetcli's root "discovery" group, it names the
-# discovery log's own entry and the discovery controller (Identify), a host
-# connects to it by that name as a persistent discovery controller and still
-# by the well-known one; no subsystem can take it; save gives the group back,
-# clear resets it. The same file round-trips through Linux nvmet.
+# discovery log's own entry and the discovery controller (Identify); a
+# Connect by that name reaches the discovery subsystem, and one by the
+# well-known name still does; no subsystem can take it; save gives the group back,
+# clear resets it. The same file round-trips through Linux nvmet (or, on
+# 6.1's, which lacks the attribute, is said not to apply there).
 # timeout: 180
 
 DISC=nqn.2026-11.io.purlin.test:pdc
@@ -41,16 +42,20 @@ got=$(disc_self 4420)
 [ "$got" = $DISC ] || fail "the log's own entry names '$got', not $DISC"
 nvme discover -t rdma -a $TRADDR -s 4420 | grep -q "subnqn: *$S" || fail "$S not in the log"
 
-log "a persistent discovery controller by that name: Identify gives it, the log reads"
-nvme connect -t rdma -a $TRADDR -s 4420 -n $DISC > connect.txt
-cat connect.txt
-dev=/dev/$(sed -n 's/^device: *//p' connect.txt)
-[ -c "$dev" ] || dev=$(ls -d /sys/class/nvme/nvme* | while read -r c; do
-	[ "$(cat "$c/subsysnqn")" = $DISC ] && echo "/dev/$(basename "$c")"; done | head -n1)
-[ -c "$dev" ] || fail "no controller for $DISC"
-[ "$(cat /sys/class/nvme/$(basename "$dev")/subsysnqn)" = $DISC ] || fail "subsysnqn of $dev"
-nvme id-ctrl "$dev" | grep -q "^subnqn *: *$DISC" || fail "Identify does not name $DISC"
-nvme disconnect -d "$(basename "$dev")" > /dev/null
+log "Identify names it: the stock host reports its discovery controller so"
+kmark ident
+disc_self 4420 > /dev/null
+since_mark ident | grep -q "new ctrl: NQN \"$DISC\"" ||
+	fail "the host's discovery controller is not named $DISC"
+
+log "a Connect by that name reaches the discovery subsystem"
+# Linux 6.1's host takes a non-well-known NQN for an I/O controller unless
+# told it is a discovery one, and gives up after reading SMART (which a
+# discovery controller does not have): the target side is what is checked.
+kmark byname
+nvme connect -t rdma -a $TRADDR -s 4420 -n $DISC > /dev/null 2>&1 || true
+since_mark byname | grep -q "controller [0-9]* created for .* on $WELL" ||
+	fail "a Connect to $DISC made no discovery controller"
 log "the well-known name still reaches it"
 got=$(disc_self 4420)
 [ "$got" = $DISC ] || fail "well-known connect: own entry '$got'"

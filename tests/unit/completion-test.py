@@ -27,7 +27,8 @@ H1 = "nqn.2014-08.org.nvmexpress:uuid:3c2f1b3e-9d1a-4e6b-8f2c-5a7d9e0b1c4f"
 def make_root():
     root = tempfile.mkdtemp(prefix="purlinctl-compl-")
     for d in (f"subsystems/{S1}/namespaces/1", f"subsystems/{S1}/namespaces/7",
-              f"subsystems/{S2}/namespaces/3", f"hosts/{H1}", "ports/1", "ports/12"):
+              f"subsystems/{S2}/namespaces/3", f"hosts/{H1}", "ports/1", "ports/12",
+              "ports/1/referrals/peer", "ports/1/ana_groups/1", "ports/1/ana_groups/2"):
         os.makedirs(os.path.join(root, d))
     return root
 
@@ -91,6 +92,8 @@ def main():
         ("port ids", cli + "port show 1", ["1", "12"]),
         ("restore's options", cli + "restore x.json --", ["--replace", "--force"]),
         ("objects include diff and status", cli + "d", ["diff "]),
+        ("referral names of the port", cli + "referral show 1 p", ["peer "]),
+        ("ANA states", cli + "ana-group set 1 2 state non", ["non-optimized "]),
     ]
     sh = Shell()
     failed = 0

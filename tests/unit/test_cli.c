@@ -870,6 +870,47 @@ static void test_status(void **state)
 	assert_int_equal(run_cli("status extra"), PL_EXIT_USAGE);
 }
 
+/* Referrals and ANA groups on the command line, as the JSON file has them. */
+static void test_referral_and_ana_verbs(void **state)
+{
+	(void)state;
+	assert_ok("port add 1 traddr 192.0.2.1");
+	assert_int_equal(run_cli("referral add 1 peer"), PL_EXIT_USAGE);
+	assert_has(cli_err, "'traddr' is required");
+	assert_ok("referral add 1 peer traddr 192.0.2.11 portid 2 treq not-required");
+	assert_file("ports/1/referrals/peer/addr_traddr", "192.0.2.11");
+	assert_file("ports/1/referrals/peer/addr_portid", "2");
+	assert_file("ports/1/referrals/peer/addr_treq", "not required");
+	assert_file("ports/1/referrals/peer/enable", "1");
+	assert_ok("referral set 1 peer disable");
+	assert_file("ports/1/referrals/peer/enable", "0");
+	assert_ok("referral list 1");
+	assert_has(cli_out, "peer");
+	assert_has(cli_out, "192.0.2.11");
+	assert_ok("referral show 1 peer");
+	assert_has(cli_out, "\n  traddr                   192.0.2.11\n");
+	assert_int_equal(run_cli("referral add 1 peer traddr 192.0.2.12"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "'purlinctl referral set 1 peer KEYWORD VALUE'");
+	assert_int_equal(run_cli("referral del 1 nobody"), PL_EXIT_NOTFOUND);
+	assert_has(cli_err, "create it with 'purlinctl referral add 1 nobody traddr ADDR'");
+	assert_ok("referral del 1 peer");
+	assert_false(tree_exists("ports/1/referrals/peer"));
+
+	assert_ok("ana-group add 1 2 state non-optimized");
+	assert_file("ports/1/ana_groups/2/ana_state", "non-optimized");
+	assert_ok("ana-group set 1 1 state inaccessible");
+	assert_file("ports/1/ana_groups/1/ana_state", "inaccessible");
+	assert_int_equal(run_cli("ana-group set 1 2 state sideways"), PL_EXIT_USAGE);
+	assert_int_equal(run_cli("ana-group add 1 129"), PL_EXIT_USAGE);
+	assert_ok("ana-group list 1");
+	assert_has(cli_out, "non-optimized");
+	assert_int_equal(run_cli("ana-group del 1 1"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "every port has it and it cannot be removed");
+	assert_true(tree_exists("ports/1/ana_groups/1"));
+	assert_ok("ana-group del 1 2");
+	assert_false(tree_exists("ports/1/ana_groups/2"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, root_setup, root_teardown)
@@ -899,6 +940,7 @@ int main(void)
 		T(test_dry_run_loads_nothing),
 		T(test_output_for_people_and_scripts),
 		T(test_status),
+		T(test_referral_and_ana_verbs),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

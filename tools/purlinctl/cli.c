@@ -20,6 +20,8 @@ static const struct pl_object *const objects[] = {
 	&pl_obj_ns,
 	&pl_obj_port,
 	&pl_obj_host,
+	&pl_obj_referral,
+	&pl_obj_ana,
 	&pl_obj_save,
 	&pl_obj_restore,
 	&pl_obj_diff,

@@ -61,6 +61,11 @@ struct pl_col {
 	const char *field;
 };
 
+/* Set file of want to value unless the command line gave it. */
+void pl_set_default(struct pl_node *want, const char *file, const char *value);
+/* treq's command-line words ("not-required") to the attribute's values, or NULL. */
+const char *pl_treq_conv(const char *in);
+
 /* The keyword that sets file of a type ("serial" for attr_serial), or NULL. */
 const char *pl_keyword_of(enum pl_type type, const char *file);
 
@@ -127,6 +132,8 @@ extern const struct pl_object pl_obj_subsys;
 extern const struct pl_object pl_obj_ns;
 extern const struct pl_object pl_obj_port;
 extern const struct pl_object pl_obj_host;
+extern const struct pl_object pl_obj_referral;
+extern const struct pl_object pl_obj_ana;
 extern const struct pl_object pl_obj_save;
 extern const struct pl_object pl_obj_restore;
 extern const struct pl_object pl_obj_diff;

@@ -34,6 +34,11 @@ static char *add_cmd(const struct pl_node *node)
 		return xasprintf("purlinctl ns add %s %s path PATH", node->parent->id, node->id);
 	case PL_PORT:
 		return xasprintf("purlinctl port add %s traddr ADDR", node->id);
+	case PL_REFERRAL:
+		return xasprintf("purlinctl referral add %s %s traddr ADDR", node->parent->id,
+				 node->id);
+	case PL_ANA:
+		return xasprintf("purlinctl ana-group add %s %s", node->parent->id, node->id);
 	default:
 		return xasprintf("purlinctl %s add %s", label, node->id);
 	}
@@ -54,7 +59,7 @@ static int report_exists(struct pl_node *live, const struct pl_node *node)
 {
 	char *label = pl_node_label(node);
 	const char *obj = pl_spec(node->type)->label;
-	const char *ids = node->type == PL_NS ? node->parent->id : "";
+	const char *ids = node->parent && node->parent->parent ? node->parent->id : "";
 
 	if (node->type == PL_HOST)
 		pl_err("%s: already exists (see 'purlinctl host list')", label);

@@ -263,6 +263,7 @@ int purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
 	sq->sqhd = 0;
 	sq->sqhd_disabled = false;
 	sq->flags = 0;
+	memset(&sq->peer, 0, sizeof(sq->peer));
 	init_completion(&sq->free_done);
 	return percpu_ref_init(&sq->ref, purlin_sq_ref_release, 0, GFP_KERNEL);
 }
@@ -725,6 +726,7 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	ctrl->ops = sq->port->ops;
 	strscpy(ctrl->hostnqn, hostnqn, sizeof(ctrl->hostnqn));
 	uuid_copy(&ctrl->hostid, hostid);
+	ctrl->host_addr = sq->peer;
 	ctrl->kato = min_t(u32, kato, 3600 * 1000);
 	if (subsys->type == PURLIN_SUBSYS_DISCOVERY && !ctrl->kato)
 		ctrl->kato = PURLIN_DISC_KATO_MS;

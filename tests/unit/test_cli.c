@@ -836,7 +836,7 @@ static void test_status(void **state)
 	(void)state;
 	build_small_config();
 	tree_write("subsystems/" S1 "/controllers",
-		   "cntlid=7 host=" H1 " port=1 queues=3 kato_ms=5000 read_cmds=0 read_bytes=0 "
+		   "cntlid=7 host=" H1 " addr=192.0.2.77 port=1 queues=3 kato_ms=5000 read_cmds=0 read_bytes=0 "
 		   "write_cmds=0 write_bytes=0 errors=0\n");
 	assert_ok("status");
 	assert_has(cli_out, "purlin at ");
@@ -845,7 +845,7 @@ static void test_status(void **state)
 	assert_has(cli_out, "    ports    1\n");
 	assert_has(cli_out, "    hosts    " H1 "\n");
 	assert_has(cli_out, "    ns 1     /dev/nullb0  256 MiB  enabled\n");
-	assert_has(cli_out, "      cntlid 7  host " H1 "  port 1  queues 3  kato 5000 ms\n");
+	assert_has(cli_out, "      cntlid 7  host " H1 "  from 192.0.2.77  port 1  queues 3  kato 5000 ms\n");
 	assert_has(cli_out, "ports (1)\n  1     rdma ipv4 192.0.2.1:4420  listening\n");
 	assert_has(cli_out, "hosts (1)\n  " H1 "  allowed by " S1 "\n");
 	assert_ok("-j status");

@@ -47,17 +47,19 @@ static void print_controllers(const struct pl_node *subsys)
 	pl_print_text("    controllers\n");
 	pl_print_open_array("controllers");
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		char *host = ctrl_field(line, "host");
+		char *host = ctrl_field(line, "host"), *addr = ctrl_field(line, "addr");
 
 		pl_print_open_object(NULL);
 		print_ctrl_num(line, "cntlid", "cntlid", "      cntlid %llu");
 		pl_print_string(PL_ANY, "host", "  host %s", host);
+		pl_print_string(PL_ANY, "addr", "  from %s", addr);
 		print_ctrl_num(line, "port", "port", "  port %llu");
 		print_ctrl_num(line, "queues", "queues", "  queues %llu");
 		print_ctrl_num(line, "kato_ms", "kato_ms", "  kato %llu ms");
 		pl_print_nl();
 		pl_print_close_object();
 		free(host);
+		free(addr);
 	}
 	pl_print_close_array();
 	free(text);

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # purlinctl status against the real kernel with the stock host connected:
 # the namespace's device and size, the port listening, the controller with
-# the host's NQN, port, queue count and keep-alive timeout, in text and in
+# the host's NQN and address, port, queue count and keep-alive timeout, in text and in
 # JSON; after the disconnect no controller is left.
 # timeout: 120
 
@@ -22,14 +22,15 @@ grep -q "^    hosts    any host$" st.txt || fail "allow-any-host not shown"
 grep -q "^    ns 1     /dev/ram0  16 MiB  enabled$" st.txt || fail "namespace line"
 grep -q "^  1     rdma ipv4 $TRADDR:4420  listening$" st.txt || fail "port line"
 line=$(grep "^      cntlid " st.txt) || fail "no controller"
-echo "$line" | grep -q "  host $hostnqn  port 1  queues 3  kato 7000 ms$" ||
-	fail "controller line: $line (want host $hostnqn, port 1, 3 queues, kato 7000 ms)"
+echo "$line" | grep -q "  host $hostnqn  from $TRADDR  port 1  queues 3  kato 7000 ms$" ||
+	fail "controller line: $line (want host $hostnqn from $TRADDR, port 1, 3 queues, kato 7000 ms)"
 
 purlinctl -j status > st.json
 tr -d ' \n' < st.json > flat.json
 grep -q "\"host\":\"$hostnqn\"" flat.json || fail "JSON: no controller host"
 grep -q '"kato_ms":7000' flat.json || fail "JSON: kato_ms"
 grep -q '"queues":3' flat.json || fail "JSON: queues"
+grep -q "\"addr\":\"$TRADDR\"" flat.json || fail "JSON: addr"
 grep -q "\"size\":$bytes" flat.json || fail "JSON: size is not $bytes"
 grep -q '"state":"listening"' flat.json || fail "JSON: port state"
 

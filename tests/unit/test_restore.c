@@ -500,6 +500,12 @@ static void test_restore_skips_missing_attributes(void **state)
 	assert_int_equal(restore_sample("-v"), 0);
 	assert_has(cli_err, "subsys " DISK1 ": attr_qid_max: not supported by this target, skipped");
 	assert_false(tree_exists("subsystems/" DISK1 "/attr_qid_max"));
+	/* without -v too, said once for all: what the file has that this target lacks */
+	assert_int_equal(run_cli("clear"), 0);
+	assert_int_equal(restore_sample(""), 0);
+	assert_has(cli_err, "restore: not applied, this target has no param_max_queue_size, "
+		   "attr_firmware, attr_ieee_oui, attr_qid_max (-v names each object)\n");
+	assert_null(strstr(cli_err, "subsys " DISK1 ": attr_qid_max"));
 	/* and again, now judged from the live tree */
 	assert_int_equal(restore_sample("-v"), 0);
 	assert_has(cli_err, "attr_qid_max: not supported by this target, skipped");

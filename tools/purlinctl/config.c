@@ -141,7 +141,14 @@ static int restore_run(struct pl_ctx *ctx, int argc, char **argv)
 		ret = run_whole(ctx, &plan, "restore");
 	else
 		pl_note("%s: the target already matches", source);
+	if (!ret && pl_unsupported.n) {
+		char *names = strv_join(&pl_unsupported, ", ");
+
+		pl_err("restore: not applied, this target has no %s (-v names each object)", names);
+		free(names);
+	}
 out:
+	strv_free(&pl_unsupported);
 	pl_plan_free(&plan);
 	pl_node_free(want);
 	pl_node_free(live);

@@ -106,11 +106,20 @@ void pl_plan_take(struct pl_plan *plan, struct pl_plan *src)
 	memset(src, 0, sizeof(*src));
 }
 
+struct strv pl_unsupported;
+
+void pl_note_unsupported(const char *obj, const char *file)
+{
+	pl_note("%s: %s: not supported by this target, skipped", obj, file);
+	if (!strv_has(&pl_unsupported, file))
+		strv_add(&pl_unsupported, file);
+}
+
 static int run_write(struct pl_op *op)
 {
 	if (!cfs_exists(op->path)) {
 		if (op->optional) {
-			pl_note("%s: %s: not supported by this target, skipped", op->obj, op->what);
+			pl_note_unsupported(op->obj, op->what);
 			op->skipped = true;
 			return 0;
 		}

@@ -53,6 +53,13 @@ void pl_plan_link(struct pl_plan *plan, const struct pl_node *node, const char *
 void pl_plan_take(struct pl_plan *plan, struct pl_plan *src);
 
 /*
+ * Attribute files a plan found the target without (a restore of another
+ * target's file): noted with -v each time, and gathered for one line.
+ */
+extern struct strv pl_unsupported;
+void pl_note_unsupported(const char *obj, const char *file);
+
+/*
  * Run the plan. On the first failure, report it, undo the completed steps
  * in reverse order and return the (negative) errno.
  */

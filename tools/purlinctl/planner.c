@@ -53,7 +53,7 @@ static bool needs_write(const struct pl_node *want, const struct pl_node *have, 
 	cur = pl_get(have, file);
 	if (!cur && optional) {
 		label = pl_node_label(want);
-		pl_note("%s: %s: not supported by this target, skipped", label, file);
+		pl_note_unsupported(label, file);
 		free(label);
 		return false;
 	}

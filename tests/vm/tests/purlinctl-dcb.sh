@@ -365,7 +365,7 @@ expect_err 1 "net dcbsim0: pause autoneg on: Invalid argument" \
 log "DCBX managed by an LLDP agent: check warns, the device refuses sets"
 purlinctl net set $DEV dcbx lld-managed ieee
 [ "$(dcb dcbx show dev $DEV)" = "lld-managed ieee " ] || fail "dcb dcbx: lld-managed"
-expect_err 1 "" purlinctl net check $DEV
+expect_err 7 "" purlinctl net check $DEV
 has out.txt "WARN  dcb       DCBX is managed by an LLDP agent (firmware or lldpad), which may overwrite what is set here" \
 	"                fix: configure the agent with the same values, or take control: purlinctl net set dcbsim0 dcbx host ieee"
 expect_err 1 "net dcbsim0: pfc prio-pfc 3:on: Device or resource busy (reported in the DCB reply)" \

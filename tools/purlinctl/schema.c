@@ -57,7 +57,7 @@ static const char *check_subsys(const struct pl_node *node, const char **field)
 
 	if (any && !strcmp(any, "1") && node->links.n) {
 		*field = "attr_allow_any_host";
-		return "must be 0 when allowed_hosts are listed";
+		return "must be 0 when allowed_hosts are listed (disallow them first: purlinctl subsys disallow NQN HOSTNQN)";
 	}
 	if (min && max && *min && *max && strtol(min, NULL, 10) > strtol(max, NULL, 10)) {
 		*field = "attr_cntlid_min";

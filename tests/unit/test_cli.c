@@ -904,6 +904,9 @@ static void test_referral_and_ana_verbs(void **state)
 	assert_int_equal(run_cli("ana-group add 1 129"), PL_EXIT_USAGE);
 	assert_ok("ana-group list 1");
 	assert_has(cli_out, "non-optimized");
+	assert_int_equal(run_cli("ana-group add 1 1"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "port 1 ana-group 1: every port has it: change it with "
+		   "'purlinctl ana-group set 1 1 KEYWORD VALUE'");
 	assert_int_equal(run_cli("ana-group del 1 1"), PL_EXIT_CONFLICT);
 	assert_has(cli_err, "every port has it and it cannot be removed");
 	assert_true(tree_exists("ports/1/ana_groups/1"));

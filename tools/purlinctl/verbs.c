@@ -61,8 +61,13 @@ static int report_exists(struct pl_node *live, const struct pl_node *node)
 	const char *obj = pl_spec(node->type)->label;
 	const char *ids = node->parent && node->parent->parent ? node->parent->id : "";
 
+	const char *builtin = pl_spec(node->type)->builtin;
+
 	if (node->type == PL_HOST)
 		pl_err("%s: already exists (see 'purlinctl host list')", label);
+	else if (builtin && !strcmp(builtin, node->id))
+		pl_err("%s: every port has it: change it with 'purlinctl %s set %s %s KEYWORD VALUE'",
+		       label, obj, ids, node->id);
 	else
 		pl_err("%s: already exists: change it with 'purlinctl %s set %s%s%s KEYWORD VALUE' or remove it first with 'purlinctl %s del %s%s%s'",
 		       label, obj, ids, *ids ? " " : "", node->id, obj, ids, *ids ? " " : "",

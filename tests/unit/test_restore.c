@@ -446,6 +446,38 @@ static const struct bad_file bad_files[] = {
 	  "addr_trtype must be rdma: Purlin serves NVMe over RDMA only" },
 };
 
+/*
+ * nvmetcli's "passthru" list (every subsystem of an nvmet with NVMe
+ * passthrough built in): an unused one is taken quietly, one in use is
+ * said not to be restored.
+ */
+static void test_restore_passthru(void **state)
+{
+	char *file = scratch_file("pt.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:pt\", "
+				  "\"passthru\": [{\"device\": {\"path\": \"/dev/nvme0\"}, \"enable\": 1, "
+				  "\"clear_ids\": 1}]}]}");
+	char *bad = scratch_file("ptbad.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:pt\", "
+				 "\"passthru\": {}}]}");
+
+	char *unused = scratch_file("ptoff.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:u\", "
+				    "\"passthru\": [{\"admin_timeout\": 0, \"clear_ids\": 1, "
+				    "\"device\": {\"path\": \"\"}, \"enable\": 0, \"io_timeout\": 0}]}]}");
+
+	(void)state;
+	assert_int_equal(run_cli("restore %s", unused), 0);
+	assert_string_equal(cli_err, "");
+	assert_true(tree_exists("subsystems/nqn.2024-01.io.example:u"));
+	free(unused);
+	assert_int_equal(run_cli("restore %s", file), 0);
+	assert_has(cli_err, "warning: subsys nqn.2024-01.io.example:pt: passthru (nvmet's NVMe "
+		   "passthrough of '/dev/nvme0') is not restored by purlinctl: not applied");
+	assert_true(tree_exists("subsystems/nqn.2024-01.io.example:pt"));
+	assert_int_equal(run_cli("restore %s", bad), PL_EXIT_FILE);
+	assert_has(cli_err, "'passthru' must be an array");
+	free(file);
+	free(bad);
+}
+
 /* restore --force takes a name no target knows (a newer kernel's); the target decides. */
 static void test_restore_force_unknown(void **state)
 {
@@ -818,6 +850,7 @@ int main(void)
 		T(test_restore_relinks_live_port),
 		T(test_diff_and_replace),
 		T(test_restore_force_unknown),
+		T(test_restore_passthru),
 	};
 
 	return cmocka_run_group_tests_name("restore", tests, NULL, NULL);

@@ -154,12 +154,45 @@ static bool in_list(const char *const *list, const char *key)
 	return false;
 }
 
+/*
+ * nvmetcli saves "passthru": [{"device": {"path": ...}, "enable": N, ...}]
+ * for every subsystem of an nvmet with NVMe passthrough built in, mostly
+ * unused. purlinctl restores no passthrough (Purlin has none): taken, and
+ * said when one is in use.
+ */
+static int parse_passthru(const struct parse_ctx *ctx, const struct pl_node *node,
+			  const char *where, struct json_object *arr)
+{
+	size_t n;
+
+	if (!json_object_is_type(arr, json_type_array))
+		return parse_err(ctx, where, "'%s' must be an array", "passthru");
+	n = json_object_array_length(arr);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *pt = json_object_array_get_idx(arr, i), *v, *dev;
+		const char *path = "";
+
+		if (!json_object_is_type(pt, json_type_object))
+			return parse_err(ctx, where, "'%s' must be an array of objects", "passthru");
+		if (json_object_object_get_ex(pt, "device", &dev) &&
+		    json_object_object_get_ex(dev, "path", &v) &&
+		    json_object_is_type(v, json_type_string))
+			path = json_object_get_string(v);
+		if (*path || (json_object_object_get_ex(pt, "enable", &v) && json_object_get_int(v)))
+			pl_err("%s: warning: subsys %s: passthru (nvmet's NVMe passthrough of '%s') is not restored by purlinctl: not applied",
+			       ctx->source, node->id, path);
+	}
+	return 0;
+}
+
 static int parse_member(const struct parse_ctx *ctx, struct pl_node *node, const char *where,
 			const char *key, struct json_object *val)
 {
 	const struct pl_type_spec *spec = pl_spec(node->type);
 	enum pl_type kid;
 
+	if (node->type == PL_SUBSYS && !strcmp(key, "passthru"))
+		return parse_passthru(ctx, node, where, val);
 	if (spec->json_id && !strcmp(key, spec->json_id))
 		return 0;
 	if (in_list(spec->groups, key))

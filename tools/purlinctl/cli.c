@@ -39,10 +39,10 @@ static void print_usage(FILE *f)
 	      "\n"
 	      "Objects:\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(objects); i++)
-		fprintf(f, "  %-9s %s\n", objects[i]->name, objects[i]->summary);
+		fprintf(f, "  %-10s %s\n", objects[i]->name, objects[i]->summary);
 	fputs("\n"
 	      "Options:\n"
-	      "  -j, --json            JSON output for list and show\n"
+	      "  -j, --json            JSON output (list, show, status, net; with -n the plan)\n"
 	      "      --target NAME     purlin (default) or nvmet\n"
 	      "      --root DIR        use DIR as the configfs root of the target\n"
 	      "  -n, --dry-run         print the configfs operations instead of running them\n"

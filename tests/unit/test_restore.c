@@ -807,6 +807,18 @@ static void test_restore_discovery_nqn(void **state)
 	free(after);
 	free(file);
 
+	/* nor one of the target's subsystems */
+	assert_int_equal(run_cli("subsys add " DISK2), 0);
+	file = scratch_file("clash2.json", "{\"discovery\": {\"nqn\": \"" DISK2 "\"}}");
+	free(before);
+	before = tree_snapshot();
+	assert_int_equal(run_cli("restore %s", file), PL_EXIT_FILE);
+	assert_has(cli_err, "target: discovery_nqn names a subsystem of the target");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(after);
+	free(file);
+
 	/* the well-known name asks for nothing a target without the attribute lacks */
 	if (asprintf(&file, "%s/discovery_nqn", test_root) < 0 || unlink(file))
 		abort();

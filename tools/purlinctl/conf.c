@@ -449,7 +449,7 @@ struct check_ctx {
 static void check_err(struct check_ctx *ctx, const struct pl_node *node, const char *field,
 		      const char *why)
 {
-	char *label = pl_node_label(node);
+	char *label = node->parent ? pl_node_label(node) : xstrdup("target");
 
 	if (field)
 		pl_err("%s: %s: %s %s", ctx->source, label, field, why);
@@ -507,6 +507,11 @@ static void check_node(struct check_ctx *ctx, const struct pl_node *node)
 	}
 	if (spec->check && (why = spec->check(node, &field)))
 		check_err(ctx, node, field, why);
+	/* the discovery NQN cannot be the name of a subsystem the target has either */
+	if (node->type == PL_ROOT && ctx->live && (why = pl_get(node, "discovery_nqn")) &&
+	    strcmp(why, PL_DISCOVERY_NQN) && pl_find(ctx->live, PL_SUBSYS, why))
+		check_err(ctx, node, "discovery_nqn",
+			  "names a subsystem of the target: the discovery NQN must be a name of its own");
 	for (size_t i = 0; i < node->links.n; i++) {
 		if (link_resolves(ctx, spec->link_target, node->links.v[i]))
 			continue;

@@ -66,7 +66,8 @@ static void purlin_identify_ctrl(struct purlin_req *req)
 	id->sgls = cpu_to_le32(1 << 0 |	/* SGLs supported */
 			       1 << 2 |	/* keyed SGL data block */
 			       1 << 20);	/* offset (in-capsule data) */
-	strscpy(id->subnqn, subsys->subsysnqn, sizeof(id->subnqn));
+	strscpy(id->subnqn, subsys->type == PURLIN_SUBSYS_DISCOVERY ?
+		purlin_disc_nqn : subsys->subsysnqn, sizeof(id->subnqn));
 	id->ioccsz = cpu_to_le32((sizeof(struct nvme_command) +
 				  port->inline_data_size) / 16);
 	id->iorcsz = cpu_to_le32(sizeof(struct nvme_completion) / 16);

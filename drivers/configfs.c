@@ -786,9 +786,14 @@ static ssize_t purlin_subsys_controllers_show(struct config_item *item,
 			queues += !!ctrl->sqs[q];
 		mutex_unlock(&ctrl->lock);
 		purlin_stats_sum(ctrl->stats, &sum);
+		n += scnprintf(page + n, PAGE_SIZE - n, "cntlid=%u host=%s ",
+			       ctrl->cntlid, ctrl->hostnqn);
+		if (ctrl->host_addr.ss_family == AF_INET ||
+		    ctrl->host_addr.ss_family == AF_INET6)
+			n += scnprintf(page + n, PAGE_SIZE - n, "addr=%pISc ",
+				       &ctrl->host_addr);
 		n += scnprintf(page + n, PAGE_SIZE - n,
-			       "cntlid=%u host=%s port=%u queues=%d kato_ms=%u ",
-			       ctrl->cntlid, ctrl->hostnqn,
+			       "port=%u queues=%d kato_ms=%u ",
 			       le16_to_cpu(ctrl->port->disc_addr.portid),
 			       queues, READ_ONCE(ctrl->kato));
 		n += purlin_stats_show(&sum, page + n, PAGE_SIZE - n - 1);
@@ -835,10 +840,23 @@ static struct config_group *purlin_subsys_make(struct config_group *group,
 
 	if (!purlin_cfs_name_ok(name) || !strcmp(name, PURLIN_DISC_NQN))
 		return ERR_PTR(-EINVAL);
-	purlin_nqn_warn("subsystem", name);
+	/*
+	 * Nor the configured discovery NQN: checked and the subsystem listed
+	 * under one hold of the lock, so a concurrent discovery_nqn store
+	 * sees either the name taken or the subsystem.
+	 */
+	down_write(&purlin_cfg_sem);
+	if (!strcmp(name, purlin_disc_nqn)) {
+		up_write(&purlin_cfg_sem);
+		pr_err("subsystem name '%s' is the discovery NQN\n", name);
+		return ERR_PTR(-EINVAL);
+	}
 	subsys = purlin_subsys_alloc(name, PURLIN_SUBSYS_NVME);
-	if (!subsys)
+	if (!subsys) {
+		up_write(&purlin_cfg_sem);
 		return ERR_PTR(-ENOMEM);
+	}
+	purlin_nqn_warn("subsystem", name);
 	config_group_init_type_name(&subsys->group, name, &purlin_subsys_type);
 	config_group_init_type_name(&subsys->namespaces_group, "namespaces",
 				    &purlin_namespaces_type);
@@ -847,8 +865,6 @@ static struct config_group *purlin_subsys_make(struct config_group *group,
 				    "allowed_hosts", &purlin_allowed_hosts_type);
 	configfs_add_default_group(&subsys->allowed_hosts_group,
 				   &subsys->group);
-
-	down_write(&purlin_cfg_sem);
 	list_add_tail(&subsys->entry, &purlin_subsystems);
 	up_write(&purlin_cfg_sem);
 	return &subsys->group;
@@ -1765,7 +1781,60 @@ static struct config_group purlin_subsystems_group;
 static struct config_group purlin_ports_group;
 static struct config_group purlin_hosts_group;
 
+/*
+ * discovery_nqn: the NQN of the discovery subsystem, as nvmet's (a
+ * persistent discovery controller's identity).  Any name a subsystem could
+ * have that no subsystem has; the well-known NQN keeps reaching it.
+ */
+static ssize_t purlin_root_discovery_nqn_show(struct config_item *item,
+					      char *page)
+{
+	ssize_t ret;
+
+	down_read(&purlin_cfg_sem);
+	ret = sysfs_emit(page, "%s\n", purlin_disc_nqn);
+	up_read(&purlin_cfg_sem);
+	return ret;
+}
+
+static ssize_t purlin_root_discovery_nqn_store(struct config_item *item,
+					       const char *page, size_t count)
+{
+	char nqn[NVMF_NQN_SIZE + 1];
+	struct purlin_subsys *subsys;
+	bool changed;
+
+	if (purlin_strip(nqn, sizeof(nqn), page, count) < 0 ||
+	    !purlin_cfs_name_ok(nqn))
+		return -EINVAL;
+	down_write(&purlin_cfg_sem);
+	list_for_each_entry(subsys, &purlin_subsystems, entry) {
+		if (!strcmp(subsys->subsysnqn, nqn)) {
+			up_write(&purlin_cfg_sem);
+			pr_err("discovery NQN '%s' names a subsystem\n", nqn);
+			return -EINVAL;
+		}
+	}
+	changed = strcmp(purlin_disc_nqn, nqn);
+	if (changed) {
+		strscpy(purlin_disc_nqn, nqn, sizeof(purlin_disc_nqn));
+		/* The discovery log's own entry names it. */
+		purlin_disc_changed();
+	}
+	up_write(&purlin_cfg_sem);
+	if (changed)
+		purlin_nqn_warn("discovery", nqn);
+	return count;
+}
+CONFIGFS_ATTR(purlin_root_, discovery_nqn);
+
+static struct configfs_attribute *purlin_root_attrs[] = {
+	&purlin_root_attr_discovery_nqn,
+	NULL,
+};
+
 static const struct config_item_type purlin_root_type = {
+	.ct_attrs = purlin_root_attrs,
 	.ct_owner = THIS_MODULE,
 };
 

@@ -15,6 +15,12 @@ DECLARE_RWSEM(purlin_cfg_sem);
 LIST_HEAD(purlin_subsystems);
 LIST_HEAD(purlin_ports);
 struct purlin_subsys *purlin_disc_subsys;
+/*
+ * The discovery subsystem's NQN as configured (the root's discovery_nqn,
+ * nvmet's persistent discovery NQN); Connects to the well-known
+ * PURLIN_DISC_NQN reach it too.  Under purlin_cfg_sem.
+ */
+char purlin_disc_nqn[NVMF_NQN_SIZE + 1] = PURLIN_DISC_NQN;
 struct purlin_counters purlin_live;
 
 static atomic64_t disc_genctr = ATOMIC64_INIT(1);
@@ -257,6 +263,7 @@ int purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
 	sq->sqhd = 0;
 	sq->sqhd_disabled = false;
 	sq->flags = 0;
+	memset(&sq->peer, 0, sizeof(sq->peer));
 	init_completion(&sq->free_done);
 	return percpu_ref_init(&sq->ref, purlin_sq_ref_release, 0, GFP_KERNEL);
 }
@@ -377,7 +384,7 @@ struct purlin_subsys *purlin_find_subsys(struct purlin_port *port,
 	struct purlin_subsys_link *l;
 
 	lockdep_assert_held(&purlin_cfg_sem);
-	if (!strcmp(nqn, PURLIN_DISC_NQN)) {
+	if (!strcmp(nqn, PURLIN_DISC_NQN) || !strcmp(nqn, purlin_disc_nqn)) {
 		kref_get(&purlin_disc_subsys->ref);
 		return purlin_disc_subsys;
 	}
@@ -719,6 +726,7 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	ctrl->ops = sq->port->ops;
 	strscpy(ctrl->hostnqn, hostnqn, sizeof(ctrl->hostnqn));
 	uuid_copy(&ctrl->hostid, hostid);
+	ctrl->host_addr = sq->peer;
 	ctrl->kato = min_t(u32, kato, 3600 * 1000);
 	if (subsys->type == PURLIN_SUBSYS_DISCOVERY && !ctrl->kato)
 		ctrl->kato = PURLIN_DISC_KATO_MS;

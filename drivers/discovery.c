@@ -64,7 +64,7 @@ static void purlin_execute_disc_log(struct purlin_req *req)
 		return;
 	}
 	n = 0;
-	purlin_disc_entry(&hdr->entries[n++], port, PURLIN_DISC_NQN,
+	purlin_disc_entry(&hdr->entries[n++], port, purlin_disc_nqn,
 			  NVME_NQN_CURR);
 	list_for_each_entry(l, &port->subsystems, entry) {
 		if (!purlin_host_allowed(l->subsys, ctrl->hostnqn))

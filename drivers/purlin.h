@@ -17,6 +17,7 @@
 #include <linux/percpu-refcount.h>
 #include <linux/rwsem.h>
 #include <linux/scatterlist.h>
+#include <linux/socket.h>
 #include <linux/uuid.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -318,6 +319,8 @@ struct purlin_sq {
 	u16 sqhd;
 	bool sqhd_disabled;
 	struct purlin_port *port;
+	/* The host's address, as the transport knows it (AF_UNSPEC: none). */
+	struct sockaddr_storage peer;
 	/* One per request from purlin_req_init() to purlin_req_free(). */
 	struct percpu_ref ref;
 	struct completion free_done;
@@ -331,6 +334,7 @@ struct purlin_ctrl {
 	u16 cntlid;
 	char hostnqn[NVMF_NQN_FIELD_LEN];
 	uuid_t hostid;
+	struct sockaddr_storage host_addr;	/* its admin queue's peer */
 
 	/* Guards the fields below. */
 	struct mutex lock;
@@ -437,6 +441,7 @@ struct purlin_subsys *purlin_find_subsys(struct purlin_port *port,
 bool purlin_host_allowed(struct purlin_subsys *subsys, const char *hostnqn);
 bool purlin_printable(const char *s);
 extern struct purlin_subsys *purlin_disc_subsys;
+extern char purlin_disc_nqn[NVMF_NQN_SIZE + 1];
 extern struct list_head purlin_subsystems;
 extern struct list_head purlin_ports;
 void purlin_disc_changed(void);

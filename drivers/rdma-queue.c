@@ -568,6 +568,7 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	       sizeof(queue->peer_addr));
 	if (purlin_sq_init(&queue->sq, port, qid, rqsize))
 		goto free_queue;
+	queue->sq.peer = queue->peer_addr;
 
 	if (!prl_pending_add(rport, queue, prl_vouchers(rport, queue))) {
 		pr_warn_ratelimited("port %u: refusing a queue from %pISc: too many unauthenticated queues\n",

@@ -13,7 +13,7 @@ set -eu
 PKGS="make gcc libc6-dev pkg-config linux-image-amd64 linux-headers-amd64
 qemu-system-x86 busybox-static rdma-core ibverbs-providers ibverbs-utils
 rdmacm-utils libibverbs-dev librdmacm-dev nvme-cli fio iproute2 kmod cpio
-libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libjson-c-dev libcmocka-dev
+libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libjson-c-dev libcmocka-dev bash-completion python3
 perftest tcpdump dwarves dkms ethtool debhelper dh-dkms gnuplot-nox
 debootstrap openssl"
 

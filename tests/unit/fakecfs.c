@@ -53,6 +53,7 @@ static bool nvmet(void)
 
 enum fake_kind {
 	FK_NONE,
+	FK_ROOT,	/* the target's root: discovery_nqn */
 	FK_TOP,		/* hosts/, subsystems/, ports/ */
 	FK_HOST,
 	FK_SUBSYS,
@@ -108,6 +109,8 @@ static enum fake_kind classify(const char *path)
 	char c[6][256];
 	size_t n = split(path, c);
 
+	if (!strcmp(path, test_root))
+		return FK_ROOT;
 	if (n == 1 && (!strcmp(c[0], "hosts") || !strcmp(c[0], "subsystems") ||
 		       !strcmp(c[0], "ports")))
 		return FK_TOP;
@@ -1101,6 +1104,28 @@ static int st_poll_cpus(struct fake_ctx *c)
 	return 0;
 }
 
+/*
+ * The root's discovery_nqn: nvmet takes up to 255 bytes that name no
+ * subsystem; Purlin a name as its subsystems' (printable, 1..223 bytes).
+ */
+static int st_discovery_nqn(struct fake_ctx *c)
+{
+	char name[256], *sub;
+	int len = p_strip(c->val, sizeof(name), name);
+	bool taken;
+
+	if (len <= 0 || (!nvmet() && (len > 223 || !printable(name) || strchr(name, '/'))))
+		return -EINVAL;
+	if (asprintf(&sub, "%s/subsystems/%s", c->dir, name) < 0)
+		abort();
+	taken = !strchr(name, '/') && is_dir(sub);
+	free(sub);
+	if (taken)
+		return -EINVAL;
+	snprintf(c->out, PATH_MAX, "%s", name);
+	return 0;
+}
+
 static int st_port_pi_enable(struct fake_ctx *c)
 {
 	int ret = st_bool(c);
@@ -1136,6 +1161,12 @@ static int st_ana_state(struct fake_ctx *c)
 #define RW 0644
 #define RO 0444
 #define WO 0200
+
+/* Linux 6.1's nvmet (the guest's) has no discovery_nqn yet. */
+static const struct fake_attr root_attrs[] = {
+	{ "discovery_nqn", "nqn.2014-08.org.nvmexpress.discovery", NULL, RW, st_discovery_nqn },
+	{ NULL, NULL, NULL, 0, NULL },
+};
 
 static const struct fake_attr subsys_attrs[] = {
 	{ "attr_allow_any_host", "0", "0", RW, st_allow_any_host },
@@ -1205,6 +1236,8 @@ static const struct fake_attr ana_attrs[] = {
 static const struct fake_attr *attrs_of(enum fake_kind kind)
 {
 	switch (kind) {
+	case FK_ROOT:
+		return root_attrs;
 	case FK_SUBSYS:
 		return subsys_attrs;
 	case FK_NS:
@@ -1302,6 +1335,9 @@ static int make_rules(enum fake_kind kind, const char *name)
 	case FK_HOST:
 		return nvmet() || purlin_nqn(name) ? 0 : -EINVAL;
 	case FK_SUBSYS:
+		/* neither takes the name the discovery subsystem has now */
+		if (get_is(test_root, "discovery_nqn", name))
+			return -EINVAL;
 		if (nvmet())
 			return strcmp(name, "nqn.2014-08.org.nvmexpress.discovery") ? 0 : -EINVAL;
 		return purlin_nqn(name) ? 0 : -EINVAL;
@@ -1588,13 +1624,47 @@ static int fake_write(const char *path, const char *val)
 	return ret;
 }
 
+/* The fake's world: its block devices and files (1 GiB), else the real file system. */
+static int fake_stat(const char *path, struct stat *st)
+{
+	unsigned int n;
+	char tail;
+
+	memset(st, 0, sizeof(*st));
+	if (sscanf(path, "/dev/nullb%u%c", &n, &tail) == 1 ||
+	    sscanf(path, "/dev/ram%u%c", &n, &tail) == 1) {
+		st->st_mode = S_IFBLK | 0660;
+		st->st_size = 256LL << 20;	/* null_blk's and brd's sizes vary; 256 MiB here */
+		return 0;
+	}
+	if (strv_has(&fake_files, path)) {
+		st->st_mode = S_IFREG | 0600;
+		st->st_size = 1LL << 30;
+		return 0;
+	}
+	return stat(path, st) ? -errno : 0;
+}
+
 static const struct cfs_ops fake_ops = {
 	.mkdir = fake_mkdir,
 	.rmdir = fake_rmdir,
 	.symlink = fake_symlink,
 	.unlink = fake_unlink,
 	.write = fake_write,
+	.stat = fake_stat,
 };
+
+void fakecfs_root_as_target(void)
+{
+	char *path;
+
+	if (!nvmet())
+		return;
+	if (asprintf(&path, "%s/discovery_nqn", test_root) < 0)
+		abort();
+	unlink(path);
+	free(path);
+}
 
 void fakecfs_install(void)
 {

@@ -160,7 +160,7 @@ static int link_get(const struct nlmsghdr *req, struct pl_nl_reply *rep)
 	if (!d)
 		return refuse(rep, ENODEV, NULL);
 	ifi.ifi_index = d->ifindex;
-	ifi.ifi_flags = IFF_UP;
+	ifi.ifi_flags = IFF_UP | IFF_RUNNING | 0x10000;	/* IFF_LOWER_UP: a carrier */
 	m = nlmsg_alloc_simple(RTM_NEWLINK, 0);
 	nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO);
 	nla_put_string(m, IFLA_IFNAME, d->name);

@@ -57,6 +57,7 @@ int root_setup(void **state)
 			return -1;
 		free(p);
 	}
+	tree_write("discovery_nqn", "nqn.2014-08.org.nvmexpress.discovery");
 	fake_target = FAKE_PURLIN;
 	fake_old_nvmet = false;
 	fakecfs_install();
@@ -138,13 +139,17 @@ static int exec_line(bool with_root, const char *line)
 	size_t outlen, errlen;
 	int argc, ret;
 
+	/* The target purlinctl is told is the one the fake behaves as. */
 	if (with_root) {
-		if (asprintf(&full, "purlinctl --root \x01%s\x01 %s", test_root, line) < 0)
+		if (asprintf(&full, "purlinctl --root \x01%s\x01%s %s", test_root,
+			     fake_target == FAKE_NVMET || fake_old_nvmet ? " --target nvmet" : "",
+			     line) < 0)
 			abort();
 	} else if (asprintf(&full, "purlinctl %s", line) < 0) {
 		abort();
 	}
 	argc = split_args(full, argv, 64);
+	fakecfs_root_as_target();
 	free(cli_out);
 	free(cli_err);
 	pl_out = open_memstream(&cli_out, &outlen);

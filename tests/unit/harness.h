@@ -48,6 +48,10 @@ int run_cli_line(const char *line);
 /* The same without --root, for option parsing. */
 int run_cli_raw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* tree_snapshot() of a target without objects: the root's discovery_nqn at its default. */
+#define EMPTY_TREE \
+	"d /hosts\nd /ports\nd /subsystems\nf /discovery_nqn = nqn.2014-08.org.nvmexpress.discovery\n"
+
 /* Every dir, file (with contents) and link under test_root, one per line, sorted. */
 char *tree_snapshot(void);
 /* Contents of ROOT/rel with trailing whitespace removed, or NULL. */
@@ -71,6 +75,11 @@ void tree_rm_rf(const char *path);
 		if (!strstr((hay), (needle)))                                     \
 			fail_msg("'%s' not found in:\n%s", (needle), (hay));      \
 	} while (0)
+
+/* The root's files as the fake's target has them (nvmet 6.1: no discovery_nqn). */
+void fakecfs_root_as_target(void);
+/* EMPTY_TREE of Linux 6.1's nvmet. */
+#define EMPTY_TREE_NVMET "d /hosts\nd /ports\nd /subsystems\n"
 
 /* Install the fake configfs operations into the cfs layer (no files added). */
 void fakecfs_install(void);

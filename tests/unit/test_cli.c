@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "cfs.h"
+#include "cli.h"
 #include "harness.h"
+#include "plan.h"
 #include "util.h"
 #include "validate.h"
 
@@ -119,6 +121,23 @@ static void test_argument_errors(void **state)
 		{ "port add 1 traddr 192.0.2.1 trtype ethernet", "addr_trtype 'ethernet'" },
 		{ "port add 1 traddr 192.0.2.1 treq sometimes", "treq: invalid value" },
 		{ "port add 1 traddr 192.0.2.1 inline-size 4k", "param_inline_data_size" },
+		{ "port add 8 trtype tcp traddr 192.0.2.1", "addr_trtype 'tcp' must be rdma" },
+		{ "port add 8 adrfam ib traddr x", "addr_adrfam 'ib' must be ipv4 or ipv6" },
+		{ "port add 8 traddr 192.0.2.1 inline-size 1048576",
+		  "param_inline_data_size '1048576' must be -1 (the default, 4096) or 0..16384" },
+		{ "port add 8 traddr 192.0.2.1 queue-size 8",
+		  "param_max_queue_size '8' must be -1 (the default, 128) or 16..1024" },
+		{ "ns add " S1 " 2000 path /dev/nullb0", "ns nsid '2000' must be a decimal in 1..1024" },
+		{ "subsys add " S1 " qid-max 500", "attr_qid_max '500' must be a decimal in 1..128" },
+		{ "ns add " S1 " 1 path /dev/nullb0 enable disable",
+		  "'enable' and 'disable' contradict each other" },
+		{ "port add 8 traddr 192.0.2.1 trtype rdma trtype rdma", "'trtype' is given twice" },
+		{ "ns add " S1 " 1 path /dev/nosuch",
+		  "path /dev/nosuch: No such file or directory: a namespace needs an existing block "
+		  "device or file" },
+		{ "ns add " S1 " 1 path /dev/null",
+		  "path /dev/null is neither a block device nor a regular file" },
+		{ "ns add " S1 " 1 path /", "path / is neither a block device nor a regular file" },
 		{ "port add 1 traddr 192.0.2.1 queue-size 1", "param_max_queue_size" },
 		{ "port add 1 traddr 192.0.2.1 cq-mode spin",
 		  "param_cq_mode 'spin' must be workqueue or poll" },
@@ -156,7 +175,7 @@ static void test_argument_errors(void **state)
 static void test_missing_root(void **state)
 {
 	(void)state;
-	assert_int_equal(run_cli_raw("--root /nonexistent/purlin subsys list"), PL_EXIT_FAIL);
+	assert_int_equal(run_cli_raw("--root /nonexistent/purlin subsys list"), PL_EXIT_TARGET);
 	assert_has(cli_err, "/nonexistent/purlin: target root: No such file or directory");
 }
 
@@ -175,8 +194,10 @@ static void test_subsys_add_defaults(void **state)
 	free(serial);
 	assert_file("subsystems/" S1 "/attr_model", "Purlin");
 
-	assert_int_equal(run_cli("subsys add " S1), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": create: File exists\n");
+	assert_int_equal(run_cli("subsys add " S1), PL_EXIT_CONFLICT);
+	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": already exists: change it with "
+			    "'purlinctl subsys set " S1 " KEYWORD VALUE' or remove it first with "
+			    "'purlinctl subsys del " S1 "'\n");
 }
 
 static void test_subsys_add_attrs_and_set(void **state)
@@ -202,8 +223,9 @@ static void test_subsys_add_attrs_and_set(void **state)
 	assert_ok("-v subsys set " S1 " serial SN-2");
 	assert_has(cli_err, "nothing to change");
 
-	assert_int_equal(run_cli("subsys set " S2 " serial X"), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: subsys " S2 ": No such file or directory\n");
+	assert_int_equal(run_cli("subsys set " S2 " serial X"), PL_EXIT_NOTFOUND);
+	assert_string_equal(cli_err, "purlinctl: subsys " S2 ": does not exist: create it with "
+			    "'purlinctl subsys add " S2 "' (see 'purlinctl subsys list')\n");
 }
 
 /*
@@ -249,26 +271,33 @@ static void test_subsys_list_show(void **state)
 
 	assert_ok("subsys show " S2);
 	assert_has(cli_out, "subsys " S2);
-	assert_has(cli_out, "attr_serial");
+	/* the keywords the user types, booleans as on/off */
+	assert_has(cli_out, "\n  serial                   BBB\n");
+	assert_has(cli_out, "\n  allow-any-host           off\n");
+	assert_null(strstr(cli_out, "attr_serial"));
 	assert_ok("-j subsys show " S2);
 	obj = json_tokener_parse(cli_out);
 	assert_non_null(obj);
 	assert_true(json_object_object_get_ex(obj, "namespaces", &v));
 	json_object_put(obj);
-	assert_int_equal(run_cli("subsys show nqn.2024-01.io.example:none"), PL_EXIT_FAIL);
+	assert_int_equal(run_cli("subsys show nqn.2024-01.io.example:none"), PL_EXIT_NOTFOUND);
 }
 
 static void test_subsys_allow(void **state)
 {
+	char *before, *after;
+
 	(void)state;
 	assert_ok("subsys add " S1);
-	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: host " H1 ": No such file or directory\n");
+	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_NOTFOUND);
+	assert_string_equal(cli_err, "purlinctl: host " H1 ": does not exist: create it with "
+			    "'purlinctl host add " H1 "' (see 'purlinctl host list')\n");
 	assert_ok("host add " H1);
 	assert_ok("subsys allow " S1 " " H1);
 	assert_true(tree_exists("subsystems/" S1 "/allowed_hosts/" H1));
-	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_FAIL);
-	assert_has(cli_err, "allowed_hosts/" H1 ": File exists");
+	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_CONFLICT);
+	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": already allows host '" H1 "' "
+			    "(see 'purlinctl subsys show " S1 "')\n");
 	/* the target refuses allow-any-host while hosts are listed */
 	assert_int_equal(run_cli("subsys set " S1 " allow-any-host on"), PL_EXIT_USAGE);
 	assert_has(cli_err, "attr_allow_any_host must be 0 when allowed_hosts are listed");
@@ -277,20 +306,40 @@ static void test_subsys_allow(void **state)
 	assert_has(cli_out, S1);
 	assert_ok("subsys disallow " S1 " " H1);
 	assert_false(tree_exists("subsystems/" S1 "/allowed_hosts/" H1));
-	assert_int_equal(run_cli("subsys disallow " S1 " " H1), PL_EXIT_FAIL);
-	assert_has(cli_err, "No such file or directory");
+	assert_int_equal(run_cli("subsys disallow " S1 " " H1), PL_EXIT_NOTFOUND);
+	assert_has(cli_err, "subsys " S1 ": does not allow host '" H1 "'");
+	/* a subsystem open to any host lists none: said, with the way out */
+	assert_ok("subsys set " S1 " allow-any-host on");
+	before = tree_snapshot();
+	assert_int_equal(run_cli("subsys allow " S1 " " H1), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "subsys " S1 ": allows any host, so it lists none: to allow only some, "
+		   "run 'purlinctl subsys set " S1 " allow-any-host off' first");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
 }
 
 /* ---- namespaces ---- */
 
 static void test_ns_lifecycle(void **state)
 {
-	char *uuid;
+	char *uuid, *tiny;
 
 	(void)state;
-	assert_int_equal(run_cli("ns add " S1 " 1 path /dev/nullb0"), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": No such file or directory\n");
+	assert_int_equal(run_cli("ns add " S1 " 1 path /dev/nullb0"), PL_EXIT_NOTFOUND);
+	assert_has(cli_err, "purlinctl: subsys " S1 ": does not exist: create it with "
+		   "'purlinctl subsys add " S1 "'");
 	assert_ok("subsys add " S1);
+	/* a file too small to be a disk (/etc/passwd, say) is refused; a sized one taken */
+	tiny = scratch_file("passwd", "root:x:0:0:root:/root:/bin/sh\n");
+	assert_int_equal(run_cli("ns add " S1 " 1 path %s", tiny), PL_EXIT_USAGE);
+	assert_has(cli_err, "is a file of 30 bytes: a namespace file holds whole 512-byte blocks, "
+		   "at least 4096 bytes (make one with 'truncate -s 1G FILE')");
+	assert_int_equal(truncate(tiny, 8192), 0);
+	assert_ok("ns add " S1" 3 path %s disable", tiny);
+	assert_ok("ns del " S1 " 3");
+	free(tiny);
 	assert_ok("ns add " S1 " 1 path /dev/nullb0");
 	assert_file("subsystems/" S1 "/namespaces/1/device_path", "/dev/nullb0");
 	assert_file("subsystems/" S1 "/namespaces/1/enable", "1");
@@ -328,8 +377,9 @@ static void test_ns_lifecycle(void **state)
 
 	assert_ok("ns del " S1 " 1");
 	assert_false(tree_exists("subsystems/" S1 "/namespaces/1"));
-	assert_int_equal(run_cli("ns del " S1 " 1"), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: subsys " S1 " ns 1: No such file or directory\n");
+	assert_int_equal(run_cli("ns del " S1 " 1"), PL_EXIT_NOTFOUND);
+	assert_string_equal(cli_err, "purlinctl: subsys " S1 " ns 1: does not exist: create it with "
+			    "'purlinctl ns add " S1 " 1 path PATH' (see 'purlinctl ns list " S1 "')\n");
 }
 
 /* ---- ports ---- */
@@ -338,7 +388,7 @@ static void test_port_defaults_and_link(void **state)
 {
 	char target[512];
 	ssize_t n;
-	char *link;
+	char *link, *before, *after;
 
 	(void)state;
 	assert_ok("port add 1 traddr 192.0.2.1");
@@ -346,9 +396,9 @@ static void test_port_defaults_and_link(void **state)
 	assert_file("ports/1/addr_adrfam", "ipv4");
 	assert_file("ports/1/addr_trsvcid", "4420");
 	assert_file("ports/1/addr_traddr", "192.0.2.1");
-	/* Purlin: rdma only */
-	assert_int_equal(run_cli("port add 2 trtype tcp traddr 192.0.2.1"), PL_EXIT_FAIL);
-	assert_has(cli_err, "addr_trtype: Invalid argument");
+	/* Purlin: rdma only, said before anything is touched */
+	assert_int_equal(run_cli("port add 2 trtype tcp traddr 192.0.2.1"), PL_EXIT_USAGE);
+	assert_has(cli_err, "addr_trtype 'tcp' must be rdma: Purlin serves NVMe over RDMA only");
 	assert_false(tree_exists("ports/2"));
 	assert_ok("port add 2 trtype rdma adrfam ipv6 traddr 2001:db8::1 trsvcid 4421 "
 		  "treq not-required inline-size 8192 queue-size 256");
@@ -356,8 +406,8 @@ static void test_port_defaults_and_link(void **state)
 	assert_file("ports/2/param_inline_data_size", "8192");
 	assert_file("ports/2/param_max_queue_size", "256");
 
-	assert_int_equal(run_cli("port link 1 " S1), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: subsys " S1 ": No such file or directory\n");
+	assert_int_equal(run_cli("port link 1 " S1), PL_EXIT_NOTFOUND);
+	assert_has(cli_err, "purlinctl: subsys " S1 ": does not exist");
 	assert_ok("subsys add " S1);
 	assert_ok("port link 1 " S1);
 	/* configfs resolves link targets from the caller's cwd: they must be absolute */
@@ -375,18 +425,57 @@ static void test_port_defaults_and_link(void **state)
 	assert_ok("subsys list");
 	assert_has(cli_out, "PORTS");
 
-	/* the target refuses address changes on an enabled port */
-	assert_int_equal(run_cli("port set 1 traddr 192.0.2.2"), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: port 1: addr_traddr: Permission denied\n");
+	/* the target refuses address changes on an enabled port: said first, with the way */
+	before = tree_snapshot();
+	assert_int_equal(run_cli("port set 1 traddr 192.0.2.2"), PL_EXIT_CONFLICT);
+	assert_string_equal(cli_err, "purlinctl: port 1: exports subsys '" S1 "', so its address and "
+			    "parameters cannot change: unlink it first ('purlinctl port unlink 1 " S1
+			    "'), change the port, then link it again ('purlinctl port link 1 " S1 "')\n");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	/* ...and when the kernel is the one to refuse (a race), the same advice */
+	assert_int_equal(cfs_write("ports/1/addr_traddr", "192.0.2.2"), -EACCES);
+	{
+		struct pl_plan plan = { 0 };
+		struct pl_node *port = pl_want(PL_PORT, (char *[]){ "1" });
+
+		pl_plan_write(&plan, port, "addr_traddr", "192.0.2.2", false);
+		free(cli_err);
+		pl_errs = open_memstream(&cli_err, &(size_t){ 0 });
+		assert_int_equal(pl_plan_exec(&plan), -EACCES);
+		fclose(pl_errs);
+		pl_errs = NULL;
+		assert_has(cli_err, "port 1: addr_traddr: Permission denied: port 1 is live and its "
+			   "address and parameters cannot change: unlink it first ('purlinctl port "
+			   "unlink 1 " S1 "'), then link it again");
+		pl_plan_free(&plan);
+		pl_want_free(port);
+	}
 	assert_file("ports/1/addr_traddr", "192.0.2.1");
 	/* adrfam of the live port applies to a traddr given alone */
 	assert_ok("port set 2 traddr 2001:db8::2");
 	assert_int_equal(run_cli("port set 2 traddr 192.0.2.9"), PL_EXIT_USAGE);
 
+	/* a second port on the same address and service could never listen */
+	before = tree_snapshot();
+	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "port 3: port 1 already has 192.0.2.1 service 4420: only one port can "
+		   "listen there; choose another ('trsvcid SVC')");
+	assert_int_equal(run_cli("port set 2 adrfam ipv4 traddr 192.0.2.1 trsvcid 4420"),
+			 PL_EXIT_CONFLICT);
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	assert_ok("port add 3 traddr 192.0.2.1 trsvcid 4422");
+	assert_ok("port del 3");
+
 	assert_ok("port unlink 1 " S1);
 	assert_ok("port set 1 traddr 192.0.2.2");
 	assert_ok("port show 1");
-	assert_has(cli_out, "addr_traddr");
+	assert_has(cli_out, "\n  traddr                   192.0.2.2\n");
 	assert_ok("port del 2");
 	assert_false(tree_exists("ports/2"));
 }
@@ -431,8 +520,8 @@ static void test_port_poll_params(void **state)
 	assert_ok("-v port set 1 poll-cpus %s", "");
 	assert_has(cli_err, "nothing to change");
 	assert_ok("port show 1");
-	assert_has(cli_out, "  param_cq_mode            workqueue\n");
-	assert_has(cli_out, "  param_poll_cpus          -\n");
+	assert_has(cli_out, "  cq-mode                  workqueue\n");
+	assert_has(cli_out, "  poll-cpus                -\n");
 	assert_ok("-j port show 1");
 	assert_has(cli_out, "\"cq_mode\": \"workqueue\"");
 	assert_has(cli_out, "\"poll_cpus\": \"\"");
@@ -445,8 +534,8 @@ static void test_port_poll_params(void **state)
 	assert_file("ports/1/param_poll_cpus", "");
 	assert_ok("subsys add " S1);
 	assert_ok("port link 1 " S1);
-	assert_int_equal(run_cli("port set 1 cq-mode poll"), PL_EXIT_FAIL);
-	assert_string_equal(cli_err, "purlinctl: port 1: param_cq_mode: Permission denied\n");
+	assert_int_equal(run_cli("port set 1 cq-mode poll"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "unlink it first ('purlinctl port unlink 1 " S1 "')");
 	assert_file("ports/1/param_cq_mode", "workqueue");
 }
 
@@ -492,7 +581,7 @@ static void test_clear(void **state)
 	assert_ok("clear");
 	free(before);
 	before = tree_snapshot();
-	assert_string_equal(before, "d /hosts\nd /ports\nd /subsystems\n");
+	assert_string_equal(before, EMPTY_TREE);
 	free(before);
 	/* clear on an empty target does nothing */
 	assert_ok("clear");
@@ -589,17 +678,23 @@ static void test_nvmet_target(void **state)
 	assert_ok("port add 2 trtype tcp traddr 192.0.2.1");
 	assert_file("ports/2/addr_trtype", "tcp");
 	assert_false(tree_exists("ports/2/param_tos"));
-	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 tos 104"), PL_EXIT_FAIL);
-	assert_has(cli_err, "param_tos: No such file or directory");
+	/* Purlin's own keywords are refused for nvmet before anything is touched */
+	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 tos 104"), PL_EXIT_USAGE);
+	assert_has(cli_err, "param_tos is Purlin's own: nvmet has no such attribute");
 	assert_false(tree_exists("ports/3"));
 	assert_false(tree_exists("ports/2/param_cq_mode"));
 	assert_false(tree_exists("ports/2/param_poll_usecs"));
 	assert_false(tree_exists("ports/2/param_poll_cpus"));
-	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 cq-mode poll"), PL_EXIT_FAIL);
-	assert_has(cli_err, "param_cq_mode: No such file or directory");
+	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 cq-mode poll"), PL_EXIT_USAGE);
+	assert_has(cli_err, "param_cq_mode is Purlin's own");
 	assert_false(tree_exists("ports/3"));
+	/* and nvmet's limits are nvmet's: what Purlin refuses it takes */
+	assert_ok("port add 3 traddr 192.0.2.1 trsvcid 4430 inline-size 1048576");
+	assert_file("ports/3/param_inline_data_size", "1048576");
 	assert_ok("subsys add " S1);
 	assert_file("subsystems/" S1 "/attr_model", "Linux");
+	assert_ok("ns add " S1 " 2000 path /dev/nullb0");
+	assert_true(tree_exists("subsystems/" S1 "/namespaces/2000"));
 	assert_ok("port link 1 " S1);
 }
 
@@ -658,11 +753,165 @@ static void test_dry_run_loads_nothing(void **state)
 	rc = run_cli_raw("-n --target purlin subsys list");
 	if (access("/sys/kernel/config/purlin", F_OK)) {
 		/* Not loaded here: the dry run says so instead of modprobe. */
-		assert_int_equal(rc, PL_EXIT_FAIL);
+		assert_int_equal(rc, PL_EXIT_TARGET);
 		assert_has(cli_err, "dry run: not loading purlin");
 	} else {
 		assert_int_equal(rc, 0);
 	}
+}
+
+/*
+ * Output: lists stay narrow (a count of hosts, not their NQNs), namespaces
+ * show their size, JSON lists carry what the tables show, and -j, -n and
+ * -v go after the object too; a dry run with -j prints its plan as JSON.
+ */
+static void test_output_for_people_and_scripts(void **state)
+{
+	static const char long_host[] = "nqn.2014-08.org.nvmexpress:uuid:3c2f1b3e-9d1a-4e6b-8f2c-5a7d9e0b1c4f";
+	struct json_object *arr, *v;
+	char *line;
+
+	(void)state;
+	assert_ok("host add %s", long_host);
+	assert_ok("subsys add " S1 " serial AAA");
+	assert_ok("subsys allow " S1 " %s", long_host);
+	assert_ok("ns add " S1 " 1 path /dev/nullb0");
+	assert_ok("port add 1 traddr 192.0.2.1");
+	assert_ok("port link 1 " S1);
+
+	assert_ok("subsys list");
+	assert_null(strstr(cli_out, long_host));
+	for (line = cli_out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (strcspn(line, "\n") > 100)
+			fail_msg("a line of %zu columns: %s", strcspn(line, "\n"), cli_out);
+	assert_has(cli_out, " off ");
+
+	assert_ok("ns list " S1);
+	assert_has(cli_out, "SIZE");
+	assert_has(cli_out, "256 MiB");
+	assert_ok("ns show " S1 " 1");
+	assert_has(cli_out, "\n  size                     256 MiB\n");
+	assert_has(cli_out, "\n  enable                   on\n");
+
+	/* -j after the object, and JSON lists with what the tables show */
+	assert_ok("host list -j");
+	arr = json_tokener_parse(cli_out);
+	assert_non_null(arr);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "allowed_by", &v));
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)), S1);
+	json_object_put(arr);
+	assert_ok("subsys list -j");
+	arr = json_tokener_parse(cli_out);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "ports", &v));
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)), "1");
+	json_object_put(arr);
+	assert_ok("ns list " S1 " -j");
+	arr = json_tokener_parse(cli_out);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "size", &v));
+	assert_int_equal(json_object_get_int64(v), 256LL << 20);
+	json_object_put(arr);
+
+	/* a dry run with -j: the plan as JSON, nothing done */
+	assert_ok("subsys set " S1 " model M -n -j");
+	arr = json_tokener_parse(cli_out);
+	assert_non_null(arr);
+	assert_int_equal(json_object_array_length(arr), 1);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "op", &v));
+	assert_string_equal(json_object_get_string(v), "write");
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "value", &v));
+	assert_string_equal(json_object_get_string(v), "M");
+	json_object_put(arr);
+	assert_file("subsystems/" S1 "/attr_model", "Purlin");
+
+	/* OBJECT help shows examples */
+	assert_int_equal(run_cli_raw("port help"), 0);
+	assert_has(cli_out, "Examples:\n  purlinctl port add 1 traddr 192.0.2.10");
+}
+
+/* status: the whole target as a tree, and the same as one JSON object. */
+static void test_status(void **state)
+{
+	struct json_object *o, *v, *s;
+
+	(void)state;
+	build_small_config();
+	tree_write("subsystems/" S1 "/controllers",
+		   "cntlid=7 host=" H1 " addr=192.0.2.77 port=1 queues=3 kato_ms=5000 read_cmds=0 read_bytes=0 "
+		   "write_cmds=0 write_bytes=0 errors=0\n");
+	assert_ok("status");
+	assert_has(cli_out, "purlin at ");
+	assert_has(cli_out, "discovery NQN nqn.2014-08.org.nvmexpress.discovery\n");
+	assert_has(cli_out, "subsystems (1)\n  " S1 "  model Purlin");
+	assert_has(cli_out, "    ports    1\n");
+	assert_has(cli_out, "    hosts    " H1 "\n");
+	assert_has(cli_out, "    ns 1     /dev/nullb0  256 MiB  enabled\n");
+	assert_has(cli_out, "      cntlid 7  host " H1 "  from 192.0.2.77  port 1  queues 3  kato 5000 ms\n");
+	assert_has(cli_out, "ports (1)\n  1     rdma ipv4 192.0.2.1:4420  listening\n");
+	assert_has(cli_out, "hosts (1)\n  " H1 "  allowed by " S1 "\n");
+	assert_ok("-j status");
+	o = json_tokener_parse(cli_out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "subsystems", &v));
+	s = json_object_array_get_idx(v, 0);
+	assert_true(json_object_object_get_ex(s, "controllers", &v));
+	v = json_object_array_get_idx(v, 0);
+	assert_true(json_object_object_get_ex(v, "kato_ms", &v));
+	assert_int_equal(json_object_get_int(v), 5000);
+	assert_true(json_object_object_get_ex(s, "namespaces", &v));
+	v = json_object_array_get_idx(v, 0);
+	assert_true(json_object_object_get_ex(v, "size", &v));
+	assert_int_equal(json_object_get_int64(v), 256LL << 20);
+	json_object_put(o);
+	/* an idle port and a subsystem nobody exports say so */
+	assert_ok("port unlink 1 " S1);
+	assert_ok("status");
+	assert_has(cli_out, "idle (exports nothing)");
+	assert_has(cli_out, "    ports    none: not exported\n");
+	assert_int_equal(run_cli("status extra"), PL_EXIT_USAGE);
+}
+
+/* Referrals and ANA groups on the command line, as the JSON file has them. */
+static void test_referral_and_ana_verbs(void **state)
+{
+	(void)state;
+	assert_ok("port add 1 traddr 192.0.2.1");
+	assert_int_equal(run_cli("referral add 1 peer"), PL_EXIT_USAGE);
+	assert_has(cli_err, "'traddr' is required");
+	assert_ok("referral add 1 peer traddr 192.0.2.11 portid 2 treq not-required");
+	assert_file("ports/1/referrals/peer/addr_traddr", "192.0.2.11");
+	assert_file("ports/1/referrals/peer/addr_portid", "2");
+	assert_file("ports/1/referrals/peer/addr_treq", "not required");
+	assert_file("ports/1/referrals/peer/enable", "1");
+	assert_ok("referral set 1 peer disable");
+	assert_file("ports/1/referrals/peer/enable", "0");
+	assert_ok("referral list 1");
+	assert_has(cli_out, "peer");
+	assert_has(cli_out, "192.0.2.11");
+	assert_ok("referral show 1 peer");
+	assert_has(cli_out, "\n  traddr                   192.0.2.11\n");
+	assert_int_equal(run_cli("referral add 1 peer traddr 192.0.2.12"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "'purlinctl referral set 1 peer KEYWORD VALUE'");
+	assert_int_equal(run_cli("referral del 1 nobody"), PL_EXIT_NOTFOUND);
+	assert_has(cli_err, "create it with 'purlinctl referral add 1 nobody traddr ADDR'");
+	assert_ok("referral del 1 peer");
+	assert_false(tree_exists("ports/1/referrals/peer"));
+
+	assert_ok("ana-group add 1 2 state non-optimized");
+	assert_file("ports/1/ana_groups/2/ana_state", "non-optimized");
+	assert_ok("ana-group set 1 1 state inaccessible");
+	assert_file("ports/1/ana_groups/1/ana_state", "inaccessible");
+	assert_int_equal(run_cli("ana-group set 1 2 state sideways"), PL_EXIT_USAGE);
+	assert_int_equal(run_cli("ana-group add 1 129"), PL_EXIT_USAGE);
+	assert_ok("ana-group list 1");
+	assert_has(cli_out, "non-optimized");
+	assert_int_equal(run_cli("ana-group add 1 1"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "port 1 ana-group 1: every port has it: change it with "
+		   "'purlinctl ana-group set 1 1 KEYWORD VALUE'");
+	assert_int_equal(run_cli("ana-group del 1 1"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "every port has it and it cannot be removed");
+	assert_true(tree_exists("ports/1/ana_groups/1"));
+	assert_ok("ana-group del 1 2");
+	assert_false(tree_exists("ports/1/ana_groups/2"));
 }
 
 int main(void)
@@ -692,6 +941,9 @@ int main(void)
 		T(test_root_and_dry_run_change_nothing),
 		T(test_nqn_outside_form_warns),
 		T(test_dry_run_loads_nothing),
+		T(test_output_for_people_and_scripts),
+		T(test_status),
+		T(test_referral_and_ana_verbs),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -239,7 +239,7 @@ static const struct bad_doc bad_docs[] = {
 	{ "{\"ports\": [{\"portid\": 1, \"addr\": {\"adrfam\": \"ipv4\", \"traddr\": \"2001:db8::1\"}}]}",
 	  "addr_traddr must be an IPv4 address", true },
 	{ "{\"ports\": [{\"portid\": 1, \"addr\": {\"trtype\": \"carrier-pigeon\"}}]}",
-	  "addr_trtype must be one of", true },
+	  "addr_trtype must be rdma: Purlin serves NVMe over RDMA only", true },
 	{ "{\"ports\": [{\"portid\": 1, \"ana_groups\": [{\"grpid\": 1, \"ana\": {\"state\": \"great\"}}]}]}",
 	  "ana_state must be one of", true },
 	{ "{\"hosts\": [{\"nqn\": \"nqn.2024-01.io.example:h\"}], \"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", \"attr\": {\"allow_any_host\": \"1\"}, \"allowed_hosts\": [\"nqn.2024-01.io.example:h\"]}]}",

@@ -195,6 +195,7 @@ static struct fake_dev *nic(void)
 	struct fake_dev *d = fakenet_add("eth1", FAKE_DCB_NIC);
 
 	driver("eth1", "mlx5_core");
+	sys_mk("/sys/class/net/eth1/speed", "25000\n");
 	sys_mk("/sys/class/net/eth1/device/infiniband/mlx5_0", NULL);
 	rdma_dev("mlx5_0", "eth1", true);
 	mlx5_sysfs("eth1");
@@ -285,7 +286,6 @@ static void test_usage_errors(void **state)
 		{ "net set eth0 cnp dscp 64", "must be 0-63" },
 		{ "net set eth0 roce-tos 256", "must be 0-255" },
 		{ "net set eth/0 mtu 1500", "'eth/0' is not a network device name" },
-		{ "net show", "missing device" },
 		{ "net show eth0 extra", "unexpected argument 'extra'" },
 		{ "net show eth0 --frob", "unknown option '--frob'" },
 		{ "net frob eth0", "unknown command 'frob'" },
@@ -383,7 +383,7 @@ static void test_refused_before_sending(void **state)
 		{ "net set eth1 mtu 10000", "mtu: 10000 is outside what eth1 (driver mlx5_core) allows (68-9978)" },
 		{ "net set eth1 ring rx 10000", "allows at most 8192" },
 		{ "net set eth1 ecn np 3 on rp 3 off ecn prio 9 on", "must be 0-7" },
-		{ "net set nosuch mtu 1500", "net nosuch: No such device" },
+		{ "net set nosuch mtu 1500", "net nosuch: no such network device (see 'ip -br link')" },
 	};
 
 	(void)state;
@@ -616,8 +616,30 @@ static void test_show_virtio(void **state)
 	json_object_object_get_ex(json_object_array_get_idx(v, 0), "roce_tos", &v);
 	assert_int_equal(json_object_get_int(v), 0);
 	json_object_put(o);
-	assert_int_equal(net_cli("net show eth9"), 1);
-	assert_string_equal(cli_err, "purlinctl: net eth9: No such device\n");
+	assert_int_equal(net_cli("net show eth9"), PL_EXIT_NOTFOUND);
+	assert_string_equal(cli_err, "purlinctl: net eth9: no such network device (see 'ip -br link')\n");
+}
+
+/* net show without a device: every device, as ip link show; state and speed each. */
+static void test_show_all(void **state)
+{
+	struct json_object *o;
+
+	(void)state;
+	virtio();
+	nic();
+	assert_ok("net show");
+	assert_has(cli_out, "eth0: driver virtio_net");
+	assert_has(cli_out, "eth1: driver mlx5_core");
+	assert_true(strstr(cli_out, "eth0:") < strstr(cli_out, "eth1:"));
+	assert_has(cli_out, "  link         up\n");
+	assert_has(cli_out, "  link         up, 25000 Mb/s\n");
+	assert_ok("net show -j");
+	o = json_tokener_parse(cli_out);
+	assert_non_null(o);
+	assert_int_equal(json_object_array_length(o), 2);
+	json_object_put(o);
+	assert_int_equal(net_cli("net show extra -x"), PL_EXIT_USAGE);
 }
 
 static void test_show_nic(void **state)
@@ -644,6 +666,7 @@ static void test_show_nic(void **state)
 	assert_has(cli_out, "(mlx5 sysfs, ");
 	assert_has(cli_out, "  cnp          dscp 0 prio 0\n");
 	assert_has(cli_out, "  unsupported  nothing\n");
+	assert_has(cli_out, "  link         up, 25000 Mb/s\n");
 	assert_ok("net show eth1 -j");
 	o = json_tokener_parse(cli_out);
 	json_object_object_get_ex(o, "dcb", &v);
@@ -664,7 +687,10 @@ static void test_check_virtio(void **state)
 
 	(void)state;
 	virtio();
-	assert_int_equal(net_cli("net check eth0"), 1);
+	assert_int_equal(net_cli("net check eth0"), PL_EXIT_CHECK);
+	/* no RDMA device is the fatal finding for an RDMA target: first, and a failure */
+	assert_has(cli_out, "MTU >= 4192)\nFAIL  rdma      no RDMA device on eth0: an NVMe/RDMA target "
+			    "cannot serve through it\n                fix: load the NIC's RoCE driver");
 	assert_has(cli_out, "FAIL  dcb       eth0 (driver virtio_net) has no DCB support");
 	assert_has(cli_out, "FAIL  trust     needs DCB, which eth0 (driver virtio_net) lacks\n"
 			    "                fix: see the dcb item\n");
@@ -673,17 +699,20 @@ static void test_check_virtio(void **state)
 	assert_has(cli_out, "FAIL  app-dscp ");
 	assert_has(cli_out, "FAIL  mtu       1500: RoCE path MTU 1024 (4096 needs at least 4192)\n"
 			    "                fix: purlinctl net set eth0 mtu 4200\n");
-	assert_has(cli_out, "PASS  pause     eth0 (driver virtio_net) has no link-level pause\n");
+	/* a feature the device does not have is not a pass */
+	assert_has(cli_out, "N/A   pause     eth0 (driver virtio_net) has no link-level pause\n");
+	assert_has(cli_out, "N/A   roce-tos  no RDMA device on eth0 (see the rdma item)\n");
+	assert_null(strstr(cli_out, "PASS"));
 	assert_has(cli_out, "WARN  ecn       not supported by eth0 (driver virtio_net)");
 	assert_has(cli_out, "WARN  coalesce  adaptive interrupt coalescing not supported by eth0");
-	assert_has(cli_out, "check: 1 pass, 5 warn, 6 fail\n");
-	assert_int_equal(net_cli("net check eth0 -j --jumbo"), 1);
+	assert_has(cli_out, "check: 0 pass, 3 warn, 7 fail, 2 n/a\n");
+	assert_int_equal(net_cli("net check eth0 -j --jumbo"), PL_EXIT_CHECK);
 	o = json_tokener_parse(cli_out);
 	json_object_object_get_ex(o, "summary", &v);
 	json_object_object_get_ex(v, "fail", &v);
-	assert_int_equal(json_object_get_int(v), 6);
+	assert_int_equal(json_object_get_int(v), 7);
 	json_object_object_get_ex(o, "items", &v);
-	v = json_object_array_get_idx(v, 6);
+	v = json_object_array_get_idx(v, 7);
 	assert_string_equal(json_object_get_string(json_object_object_get(v, "item")), "mtu");
 	assert_string_equal(json_object_get_string(json_object_object_get(v, "fix")),
 			    "purlinctl net set eth0 mtu 9000");
@@ -745,7 +774,7 @@ static void test_tune_check_undo(void **state)
 	(void)state;
 	d = nic();
 	saved = *d;
-	assert_int_equal(net_cli("net check eth1"), 1);
+	assert_int_equal(net_cli("net check eth1"), PL_EXIT_CHECK);
 	assert_has(cli_out, "FAIL  pfc       off on prio 3: RoCE traffic is dropped under congestion\n"
 			    "                fix: purlinctl net set eth1 pfc prio-pfc 3:on\n");
 	assert_has(cli_out, "FAIL  pause     link-level pause is on (rx on, tx on)");
@@ -775,7 +804,7 @@ static void test_tune_check_undo(void **state)
 	free(text);
 
 	assert_ok("net check eth1");
-	assert_has(cli_out, "check: 12 pass, 0 warn, 0 fail\n");
+	assert_has(cli_out, "check: 12 pass, 0 warn, 0 fail, 0 n/a\n");
 
 	fake_log[0] = '\0';
 	assert_ok("net tune eth1 --profile roce-lossless");
@@ -933,7 +962,7 @@ static void test_trust_fallback(void **state)
 
 	/* without DSCP entries the trust item's fix is the APP entry */
 	assert_ok("net set eth1 app del dscp 26 prio 3");
-	assert_int_equal(net_cli("net check eth1"), 1);
+	assert_int_equal(net_cli("net check eth1"), PL_EXIT_CHECK);
 	assert_has(cli_out, "FAIL  trust     pcp: no DSCP APP entries, and no apptrust to select DSCP otherwise\n"
 			    "                fix: purlinctl net set eth1 app add dscp 26 prio 3\n");
 	assert_ok("net tune eth1 --profile roce-lossless");
@@ -1118,6 +1147,7 @@ int main(void)
 		T(test_set_kernel_errors),
 		T(test_malformed_replies),
 		T(test_show_virtio),
+		T(test_show_all),
 		T(test_show_nic),
 		T(test_check_virtio),
 		T(test_tune_dry_run_changes_nothing),

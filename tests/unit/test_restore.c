@@ -313,7 +313,7 @@ static void test_restore_stdin_dash_and_if_present(void **state)
 	before = tree_snapshot();
 	assert_int_equal(run_cli("-v restore %s/none.json if-present", missing), 0);
 	assert_has(cli_err, "not found, nothing to restore");
-	assert_int_equal(run_cli("restore %s/none.json", missing), PL_EXIT_FAIL);
+	assert_int_equal(run_cli("restore %s/none.json", missing), PL_EXIT_FILE);
 	assert_has(cli_err, "none.json: open: No such file or directory");
 	after = tree_snapshot();
 	assert_string_equal(before, after);
@@ -436,7 +436,66 @@ static const struct bad_file bad_files[] = {
 	{ "late.json", "{\"hosts\": [{\"nqn\": \"nqn.2024-01.io.example:h\"}], \"ports\": [{\"portid\": 3, "
 		       "\"addr\": {\"trtype\": \"rdma\", \"adrfam\": \"ipv4\", \"traddr\": \"192.0.2.300\"}}]}",
 	  "addr_traddr must be an IPv4 address" },
+	/* a typo in an attribute name is not skipped silently */
+	{ "typo.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", "
+		       "\"attr\": {\"serail\": \"X\"}}]}",
+	  "attr_serail is an attribute neither Purlin nor nvmet has (a typo?); 'restore FILE --force'" },
+	/* Purlin's limits, in a file too */
+	{ "tcp.json", "{\"ports\": [{\"portid\": 3, \"addr\": {\"trtype\": \"tcp\", "
+		      "\"adrfam\": \"ipv4\", \"traddr\": \"192.0.2.3\"}}]}",
+	  "addr_trtype must be rdma: Purlin serves NVMe over RDMA only" },
 };
+
+/*
+ * nvmetcli's "passthru" list (every subsystem of an nvmet with NVMe
+ * passthrough built in): an unused one is taken quietly, one in use is
+ * said not to be restored.
+ */
+static void test_restore_passthru(void **state)
+{
+	char *file = scratch_file("pt.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:pt\", "
+				  "\"passthru\": [{\"device\": {\"path\": \"/dev/nvme0\"}, \"enable\": 1, "
+				  "\"clear_ids\": 1}]}]}");
+	char *bad = scratch_file("ptbad.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:pt\", "
+				 "\"passthru\": {}}]}");
+
+	char *unused = scratch_file("ptoff.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:u\", "
+				    "\"passthru\": [{\"admin_timeout\": 0, \"clear_ids\": 1, "
+				    "\"device\": {\"path\": \"\"}, \"enable\": 0, \"io_timeout\": 0}]}]}");
+
+	(void)state;
+	assert_int_equal(run_cli("restore %s", unused), 0);
+	assert_string_equal(cli_err, "");
+	assert_true(tree_exists("subsystems/nqn.2024-01.io.example:u"));
+	free(unused);
+	assert_int_equal(run_cli("restore %s", file), 0);
+	assert_has(cli_err, "warning: subsys nqn.2024-01.io.example:pt: passthru (nvmet's NVMe "
+		   "passthrough of '/dev/nvme0') is not restored by purlinctl: not applied");
+	assert_true(tree_exists("subsystems/nqn.2024-01.io.example:pt"));
+	assert_int_equal(run_cli("restore %s", bad), PL_EXIT_FILE);
+	assert_has(cli_err, "'passthru' must be an array");
+	free(file);
+	free(bad);
+}
+
+/* restore --force takes a name no target knows (a newer kernel's); the target decides. */
+static void test_restore_force_unknown(void **state)
+{
+	char *file = scratch_file("new.json", "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.io.example:s\", "
+				  "\"attr\": {\"serial\": \"S1\", \"newer_knob\": \"7\"}}]}");
+
+	(void)state;
+	assert_int_equal(run_cli("restore %s", file), PL_EXIT_FILE);
+	assert_false(tree_exists("subsystems/nqn.2024-01.io.example:s"));
+	assert_int_equal(run_cli("-v restore %s --force", file), 0);
+	assert_file("subsystems/nqn.2024-01.io.example:s/attr_serial", "S1");
+	assert_has(cli_err, "attr_newer_knob: not supported by this target, skipped");
+	/* a name the target itself shows is known */
+	tree_write("subsystems/nqn.2024-01.io.example:s/attr_newer_knob", "0");
+	assert_int_equal(run_cli("-n restore %s", file), 0);
+	assert_has(cli_out, "write  subsystems/nqn.2024-01.io.example:s/attr_newer_knob = \"7\"");
+	free(file);
+}
 
 static void test_bad_files_touch_nothing(void **state)
 {
@@ -449,8 +508,8 @@ static void test_bad_files_touch_nothing(void **state)
 		char *file = scratch_file(bad_files[i].name, bad_files[i].text);
 
 		cfs_fail_nth(0, 0);
-		if (run_cli("restore %s", file) != PL_EXIT_FAIL)
-			fail_msg("%s: accepted", bad_files[i].name);
+		if (run_cli("restore %s", file) != PL_EXIT_FILE)
+			fail_msg("%s: accepted, or not as a bad file", bad_files[i].name);
 		if (!strstr(cli_err, bad_files[i].error) || !strstr(cli_err, bad_files[i].name))
 			fail_msg("%s: expected '%s' in: %s", bad_files[i].name, bad_files[i].error,
 				 cli_err);
@@ -473,6 +532,12 @@ static void test_restore_skips_missing_attributes(void **state)
 	assert_int_equal(restore_sample("-v"), 0);
 	assert_has(cli_err, "subsys " DISK1 ": attr_qid_max: not supported by this target, skipped");
 	assert_false(tree_exists("subsystems/" DISK1 "/attr_qid_max"));
+	/* without -v too, said once for all: what the file has that this target lacks */
+	assert_int_equal(run_cli("clear"), 0);
+	assert_int_equal(restore_sample(""), 0);
+	assert_has(cli_err, "restore: not applied, this target has no param_max_queue_size, "
+		   "attr_firmware, attr_ieee_oui, attr_qid_max (-v names each object)\n");
+	assert_null(strstr(cli_err, "subsys " DISK1 ": attr_qid_max"));
 	/* and again, now judged from the live tree */
 	assert_int_equal(restore_sample("-v"), 0);
 	assert_has(cli_err, "attr_qid_max: not supported by this target, skipped");
@@ -601,6 +666,178 @@ static void test_restore_moves_cntlid_range(void **state)
 	free(file);
 }
 
+/*
+ * A live port's address or parameter changes in a restore: its subsystems
+ * are unlinked around the change and linked again; a failure anywhere in
+ * that (here the relink: the new service id is taken) undoes it all.
+ */
+static void test_restore_relinks_live_port(void **state)
+{
+	char *file = scratch_file("move.json",
+				  "{\"ports\": [{\"portid\": 1, \"addr\": {\"traddr\": \"192.0.2.1\", "
+				  "\"trsvcid\": \"4421\"}, \"subsystems\": [\"" DISK1 "\"]}]}");
+	char *before, *after;
+
+	(void)state;
+	assert_int_equal(run_cli("subsys add " DISK1), 0);
+	assert_int_equal(run_cli("port add 1 traddr 192.0.2.1"), 0);
+	assert_int_equal(run_cli("port link 1 " DISK1), 0);
+	assert_int_equal(run_cli("port add 2 traddr 192.0.2.1 trsvcid 4421"), 0);
+	assert_int_equal(run_cli("subsys add " DISK2), 0);
+	assert_int_equal(run_cli("port link 2 " DISK2), 0);
+	before = tree_snapshot();
+	assert_int_equal(run_cli("-n restore %s", file), 0);
+	assert_has(cli_out, "unlink ports/1/subsystems/" DISK1 "\n"
+		   "write  ports/1/addr_trsvcid = \"4421\"\n"
+		   "link   ports/1/subsystems/" DISK1 " -> subsystems/" DISK1 "\n");
+	assert_int_equal(run_cli("restore %s", file), PL_EXIT_FAIL);
+	assert_has(cli_err, "subsystems/" DISK1 ": Address already in use: another listener");
+	assert_has(cli_err, "'purlinctl port set 1 trsvcid SVC'");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(after);
+	/* with the service id free, the port moves and exports again */
+	assert_int_equal(run_cli("port del 2"), 0);
+	assert_int_equal(run_cli("restore %s", file), 0);
+	assert_file("ports/1/addr_trsvcid", "4421");
+	assert_true(tree_exists("ports/1/subsystems/" DISK1));
+	free(before);
+	free(file);
+}
+
+/*
+ * diff: in keywords, both directions; exit 8 when they differ, 0 when
+ * not. restore --replace: what the file lacks goes (links first, then the
+ * merge, then the objects), so that the target is the file and diff is
+ * quiet; the merge alone leaves the rest.
+ */
+static void test_diff_and_replace(void **state)
+{
+	char *before, *after;
+
+	(void)state;
+	assert_int_equal(restore_sample(""), 0);
+	assert_int_equal(run_cli("diff %s", "x"), PL_EXIT_FILE);
+	{
+		char *path = sample_path();
+
+		assert_int_equal(run_cli("diff %s", path), 0);
+		assert_string_equal(cli_out, "");
+		/* drift on the target: an extra host and link, a changed model, a new port */
+		assert_int_equal(run_cli("host add nqn.2024-01.io.example.host:extra"), 0);
+		assert_int_equal(run_cli("subsys allow " DISK2 " nqn.2024-01.io.example.host:extra"), 0);
+		assert_int_equal(run_cli("subsys set " DISK1 " model Drifted"), 0);
+		assert_int_equal(run_cli("port add 9 traddr 192.0.2.99"), 0);
+		assert_int_equal(run_cli("ns disable " DISK1 " 1"), 0);
+		assert_int_equal(run_cli("diff %s", path), PL_EXIT_DIFFERS);
+		assert_has(cli_out, "- host nqn.2024-01.io.example.host:extra\n");
+		assert_has(cli_out, "- subsys " DISK2 " allows host nqn.2024-01.io.example.host:extra\n");
+		assert_has(cli_out, "~ subsys " DISK1 ": model 'Drifted' -> 'Purlin'\n");
+		assert_has(cli_out, "~ subsys " DISK1 " ns 1: enable '0' -> '1'\n");
+		assert_has(cli_out, "- port 9\n");
+
+		/* the merge keeps what the file lacks */
+		assert_int_equal(run_cli("restore %s", path), 0);
+		assert_true(tree_exists("ports/9"));
+		assert_true(tree_exists("hosts/nqn.2024-01.io.example.host:extra"));
+		assert_file("subsystems/" DISK1 "/attr_model", "Purlin");
+
+		/* a dry run of --replace shows the links going first, the objects last */
+		before = tree_snapshot();
+		assert_int_equal(run_cli("-n restore %s --replace", path), 0);
+		assert_has(cli_out, "unlink subsystems/" DISK2 "/allowed_hosts/nqn.2024-01.io.example.host:extra\n");
+		assert_has(cli_out, "rmdir  ports/9\n");
+		assert_has(cli_out, "rmdir  hosts/nqn.2024-01.io.example.host:extra\n");
+		assert_true(strstr(cli_out, "unlink ") < strstr(cli_out, "rmdir "));
+		after = tree_snapshot();
+		assert_string_equal(before, after);
+		free(after);
+
+		/* a failure undoes the unlink (the rmdirs come last) */
+		cfs_fail_nth(2, EIO);
+		assert_int_equal(run_cli("restore %s --replace", path), PL_EXIT_FAIL);
+		cfs_fail_nth(0, 0);
+		after = tree_snapshot();
+		assert_string_equal(before, after);
+		free(after);
+		free(before);
+
+		assert_int_equal(run_cli("restore --replace %s", path), 0);
+		assert_false(tree_exists("ports/9"));
+		assert_false(tree_exists("hosts/nqn.2024-01.io.example.host:extra"));
+		assert_int_equal(run_cli("diff %s", path), 0);
+		assert_string_equal(cli_out, "");
+		free(path);
+	}
+	/* with --root the file is named: the default is the real target's */
+	assert_int_equal(run_cli("diff"), PL_EXIT_USAGE);
+}
+
+/*
+ * nvmetcli's root "discovery" group: the persistent discovery NQN is
+ * restored, saved, left alone when equal, reset by clear; a target
+ * without the attribute says it keeps the well-known NQN, and a name
+ * that is a subsystem's is refused before anything changes.
+ */
+static void test_restore_discovery_nqn(void **state)
+{
+	char *file, *before, *after;
+
+	(void)state;
+	assert_int_equal(restore_sample(""), 0);
+	assert_file("discovery_nqn", "nqn.2024-01.io.example:discovery");
+	assert_int_equal(run_cli("save -"), 0);
+	assert_has(cli_out, "\"discovery\": {\n    \"nqn\": \"nqn.2024-01.io.example:discovery\"\n  }");
+	assert_int_equal(restore_sample("-n"), 0);
+	assert_null(strstr(cli_out, "discovery_nqn"));
+	/* a subsystem cannot take the name: said before the kernel refuses it */
+	assert_int_equal(run_cli("subsys add nqn.2024-01.io.example:discovery"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "subsys nqn.2024-01.io.example:discovery: is the target's discovery NQN");
+	assert_int_equal(run_cli("clear"), 0);
+	assert_file("discovery_nqn", PL_DISCOVERY_NQN);
+
+	/* a subsystem's name cannot be the discovery NQN */
+	file = scratch_file("clash.json", "{\"discovery\": {\"nqn\": \"" DISK1 "\"}, "
+			    "\"subsystems\": [{\"nqn\": \"" DISK1 "\"}]}");
+	before = tree_snapshot();
+	assert_int_not_equal(run_cli("restore %s", file), 0);
+	assert_has(cli_err, "discovery_nqn names a subsystem");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(after);
+	free(file);
+
+	/* nor one of the target's subsystems */
+	assert_int_equal(run_cli("subsys add " DISK2), 0);
+	file = scratch_file("clash2.json", "{\"discovery\": {\"nqn\": \"" DISK2 "\"}}");
+	free(before);
+	before = tree_snapshot();
+	assert_int_equal(run_cli("restore %s", file), PL_EXIT_FILE);
+	assert_has(cli_err, "target: discovery_nqn names a subsystem of the target");
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(after);
+	free(file);
+
+	/* the well-known name asks for nothing a target without the attribute lacks */
+	if (asprintf(&file, "%s/discovery_nqn", test_root) < 0 || unlink(file))
+		abort();
+	free(file);
+	file = scratch_file("default.json", "{\"discovery\": {\"nqn\": \"" PL_DISCOVERY_NQN "\"}, "
+			    "\"hosts\": [{\"nqn\": \"" HOSTA "\"}]}");
+	assert_int_equal(run_cli("restore %s", file), 0);
+	assert_string_equal(cli_err, "");
+	assert_true(tree_exists("hosts/" HOSTA));
+	free(file);
+	/* another is applied everywhere else and said not to be */
+	assert_int_equal(restore_sample(""), 0);
+	assert_has(cli_err, "warning: discovery_nqn 'nqn.2024-01.io.example:discovery' not applied: "
+		   "this target has no discovery_nqn (it keeps " PL_DISCOVERY_NQN ")");
+	assert_true(tree_exists("subsystems/" DISK1));
+	assert_false(tree_exists("discovery_nqn"));
+	free(before);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, restore_setup, root_teardown)
@@ -621,6 +858,11 @@ int main(void)
 		T(test_dry_run_restore),
 		T(test_restore_links_to_live_objects),
 		T(test_restore_moves_cntlid_range),
+		T(test_restore_discovery_nqn),
+		T(test_restore_relinks_live_port),
+		T(test_diff_and_replace),
+		T(test_restore_force_unknown),
+		T(test_restore_passthru),
 	};
 
 	return cmocka_run_group_tests_name("restore", tests, NULL, NULL);

@@ -113,10 +113,16 @@ static void test_uuid_nguid(void **state)
 static void test_ids(void **state)
 {
 	(void)state;
+	/* Purlin's NSIDs end at 1024, nvmet's at 0xfffffffe. */
 	CHECK(pl_check_nsid,
-	      { "1", true }, { "4294967294", true }, { "0", false }, { "4294967295", false },
-	      { "01", false }, { "-1", false }, { "0x10", false }, { "1a", false },
+	      { "1", true }, { "1024", true }, { "1025", false }, { "4294967294", false },
+	      { "0", false }, { "01", false }, { "-1", false }, { "0x10", false }, { "1a", false },
 	      { "", false }, { " 1", false });
+	pl_target_nvmet = true;
+	CHECK(pl_check_nsid,
+	      { "1", true }, { "1025", true }, { "4294967294", true }, { "0", false },
+	      { "4294967295", false }, { "01", false }, { "-1", false });
+	pl_target_nvmet = false;
 	CHECK(pl_check_portid,
 	      { "0", true }, { "1", true }, { "65535", true }, { "65536", false },
 	      { "-1", false }, { "007", false }, { "abc", false }, { "", false });
@@ -152,16 +158,25 @@ static void test_numbers(void **state)
 	CHECK(pl_check_cntlid,
 	      { "1", true }, { "65519", true }, { "0", false }, { "65520", false }, { "x", false });
 	CHECK(pl_check_qid_max,
-	      { "1", true }, { "128", true }, { "65535", true }, { "0", false }, { "65536", false });
+	      { "1", true }, { "128", true }, { "129", false }, { "500", false }, { "0", false });
 	CHECK(pl_check_ieee_oui,
 	      { "0x000000", true }, { "0xffffff", true }, { "0x1000000", false }, { "123", true },
 	      { "-1", false }, { "oui", false }, { "", false });
+	/* Purlin's ranges (drivers/configfs.c), then nvmet's, which leaves them to the transport */
 	CHECK(pl_check_inline_size,
-	      { "-1", true }, { "0", true }, { "16384", true }, { "1048576", true },
-	      { "1048577", false }, { "-2", false }, { "4k", false }, { "", false });
+	      { "-1", true }, { "0", true }, { "16384", true }, { "16385", false },
+	      { "1048576", false }, { "-2", false }, { "4k", false }, { "", false });
 	CHECK(pl_check_queue_size,
-	      { "-1", true }, { "2", true }, { "128", true }, { "65536", true }, { "1", false },
+	      { "-1", true }, { "16", true }, { "1024", true }, { "8", false }, { "15", false },
+	      { "1025", false }, { "0", false });
+	pl_target_nvmet = true;
+	CHECK(pl_check_inline_size,
+	      { "-1", true }, { "16384", true }, { "1048576", true }, { "1048577", false },
+	      { "-2", false });
+	CHECK(pl_check_queue_size,
+	      { "-1", true }, { "2", true }, { "8", true }, { "65536", true }, { "1", false },
 	      { "65537", false }, { "0", false });
+	pl_target_nvmet = false;
 	CHECK(pl_check_mdts, { "-1", true }, { "0", true }, { "255", true }, { "256", false });
 	CHECK(pl_check_max_pending,
 	      { "-1", true }, { "1", true }, { "64", true }, { "65536", true }, { "0", false },
@@ -209,12 +224,19 @@ static void test_cpu_lists(void **state)
 static void test_enums_and_path(void **state)
 {
 	(void)state;
+	/* Purlin: RDMA over IP only; nvmet: its transports and families */
+	CHECK(pl_check_trtype,
+	      { "rdma", true }, { "tcp", false }, { "loop", false }, { "RDMA", false }, { "", false });
+	CHECK(pl_check_adrfam,
+	      { "ipv4", true }, { "ipv6", true }, { "ib", false }, { "fc", false }, { "", false });
+	pl_target_nvmet = true;
 	CHECK(pl_check_trtype,
 	      { "rdma", true }, { "tcp", true }, { "loop", true }, { "fc", true },
 	      { "RDMA", false }, { "roce", false }, { "", false });
 	CHECK(pl_check_adrfam,
 	      { "ipv4", true }, { "ipv6", true }, { "ib", true }, { "fc", true },
 	      { "loop", true }, { "inet", false }, { "", false });
+	pl_target_nvmet = false;
 	CHECK(pl_check_treq,
 	      { "not specified", true }, { "required", true }, { "not required", true },
 	      { "not-specified", false }, { "", false });

@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,12 +64,31 @@ static int sys_write(const char *path, const char *val)
 	return err;
 }
 
+/* A block device's st_size is its capacity, as the target will see it. */
+static int sys_stat(const char *path, struct stat *st)
+{
+	unsigned long long size;
+	int fd;
+
+	if (stat(path, st))
+		return -errno;
+	if (!S_ISBLK(st->st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !ioctl(fd, BLKGETSIZE64, &size))
+		st->st_size = (off_t)size;
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
 static const struct cfs_ops sys_ops = {
 	.mkdir = sys_mkdir,
 	.rmdir = sys_rmdir,
 	.symlink = sys_symlink,
 	.unlink = sys_unlink,
 	.write = sys_write,
+	.stat = sys_stat,
 };
 
 static const struct cfs_ops *ops = &sys_ops;
@@ -82,6 +103,11 @@ void cfs_fail_nth(unsigned int nth, int err)
 	mutations = 0;
 	fail_nth = nth;
 	fail_err = err;
+}
+
+int cfs_stat_device(const char *path, struct stat *st)
+{
+	return (ops->stat ? ops->stat : sys_stat)(path, st);
 }
 
 unsigned int cfs_mutations(void)

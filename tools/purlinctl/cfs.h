@@ -8,6 +8,7 @@
 #define PURLINCTL_CFS_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -23,6 +24,8 @@ struct cfs_ops {
 	int (*symlink)(const char *target, const char *path);
 	int (*unlink)(const char *path);
 	int (*write)(const char *path, const char *val);
+	/* stat(2) of a namespace's device path, in the world the target sees */
+	int (*stat)(const char *path, struct stat *st);
 };
 
 enum cfs_kind {
@@ -49,6 +52,9 @@ bool cfs_is_dir(const char *rel);
 bool cfs_writable(const char *rel);
 /* Sorted names of the entries of one kind in directory rel. */
 int cfs_list(const char *rel, enum cfs_kind kind, struct strv *out);
+
+/* stat(2) of a device path (not under the root); 0 or -errno. */
+int cfs_stat_device(const char *path, struct stat *st);
 
 /* Test hooks. */
 void cfs_set_ops(const struct cfs_ops *ops);

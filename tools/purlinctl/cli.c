@@ -10,6 +10,8 @@
 
 #include "cfs.h"
 #include "cli.h"
+#include "conf.h"
+#include "print.h"
 #include "scan.h"
 #include "target.h"
 
@@ -18,24 +20,29 @@ static const struct pl_object *const objects[] = {
 	&pl_obj_ns,
 	&pl_obj_port,
 	&pl_obj_host,
+	&pl_obj_referral,
+	&pl_obj_ana,
 	&pl_obj_save,
 	&pl_obj_restore,
+	&pl_obj_diff,
 	&pl_obj_clear,
+	&pl_obj_status,
 	&pl_obj_net,
 };
 
 static void print_usage(FILE *f)
 {
 	fputs("Usage: purlinctl [OPTIONS] OBJECT COMMAND [ARGUMENTS]\n"
-	      "       purlinctl [OPTIONS] save|restore [FILE|-]\n"
+	      "       purlinctl [OPTIONS] save|restore|diff [FILE|-]\n"
 	      "       purlinctl [OPTIONS] clear\n"
+	      "       purlinctl [OPTIONS] status\n"
 	      "\n"
 	      "Objects:\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(objects); i++)
-		fprintf(f, "  %-9s %s\n", objects[i]->name, objects[i]->summary);
+		fprintf(f, "  %-10s %s\n", objects[i]->name, objects[i]->summary);
 	fputs("\n"
 	      "Options:\n"
-	      "  -j, --json            JSON output for list and show\n"
+	      "  -j, --json            JSON output (list, show, status, net; with -n the plan)\n"
 	      "      --target NAME     purlin (default) or nvmet\n"
 	      "      --root DIR        use DIR as the configfs root of the target\n"
 	      "  -n, --dry-run         print the configfs operations instead of running them\n"
@@ -57,6 +64,41 @@ static void print_object_usage(FILE *f, const struct pl_object *obj)
 			*v->usage ? " " : "", v->usage);
 	if (obj->usage)
 		fputs(obj->usage, f);
+	if (obj->examples)
+		fprintf(f, "\nExamples:\n%s", obj->examples);
+}
+
+const char *pl_keyword_of(enum pl_type type, const char *file)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(objects); i++) {
+		const struct pl_kw *kw = objects[i]->kws;
+
+		for (; kw && objects[i]->type == type && kw->name; kw++)
+			if (!strcmp(kw->file, file))
+				return kw->name;
+	}
+	return NULL;
+}
+
+/*
+ * -j, -n and -v are taken after the object too (as net takes them after
+ * its device): no id or value of the configfs objects looks like them.
+ */
+static void take_late_options(struct pl_ctx *ctx, int *argc, char **argv)
+{
+	int n = 0;
+
+	for (int i = 0; i < *argc; i++) {
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json"))
+			ctx->json = true;
+		else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--dry-run"))
+			ctx->dry_run = true;
+		else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+			pl_verbose = true;
+		else
+			argv[n++] = argv[i];
+	}
+	*argc = n;
 }
 
 static bool is_help(const char *arg)
@@ -79,6 +121,8 @@ int pl_dispatch(struct pl_ctx *ctx, const struct pl_object *obj, int argc, char 
 		print_object_usage(pl_out, obj);
 		return PL_EXIT_OK;
 	}
+	if (obj != &pl_obj_net)
+		take_late_options(ctx, &argc, argv);
 	if (!obj->verbs)
 		return obj->run(ctx, argc, argv);
 	if (!argc)
@@ -165,9 +209,11 @@ int pl_main(int argc, char **argv)
 	if (!pl_errs)
 		pl_errs = stderr;
 	pl_verbose = false;
+	pl_conf_allow_unknown = false;
 	ret = parse_options(&ctx, argc, argv);
 	if (ret >= 0)
 		return ret;
+	pl_target_nvmet = !strcmp(ctx.target, "nvmet");
 	argc -= optind;
 	argv += optind;
 	if (!argc) {
@@ -205,8 +251,38 @@ int pl_open(struct pl_ctx *ctx, struct pl_node **live)
 	return ret;
 }
 
+/* A dry run's operations as JSON: [{"op": "write", "path": ..., "value": ...}, ...]. */
+static void print_plan_json(const struct pl_plan *plan)
+{
+	static const char *const names[] = {
+		[PL_OP_MKDIR] = "mkdir", [PL_OP_RMDIR] = "rmdir", [PL_OP_WRITE] = "write",
+		[PL_OP_LINK] = "link", [PL_OP_UNLINK] = "unlink",
+	};
+
+	pl_print_start(true);
+	pl_print_open_array(NULL);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct pl_op *op = &plan->v[i];
+
+		pl_print_open_object(NULL);
+		pl_print_string(PL_JSON, "op", NULL, names[op->kind]);
+		pl_print_string(PL_JSON, "path", NULL, op->path);
+		if (op->kind == PL_OP_WRITE)
+			pl_print_string(PL_JSON, "value", NULL, op->arg);
+		else if (op->kind == PL_OP_LINK)
+			pl_print_string(PL_JSON, "target", NULL, op->arg);
+		pl_print_close_object();
+	}
+	pl_print_close_array();
+	pl_print_end();
+}
+
 int pl_run_plan(struct pl_ctx *ctx, struct pl_plan *plan)
 {
+	if (ctx->dry_run && ctx->json) {
+		print_plan_json(plan);
+		return PL_EXIT_OK;
+	}
 	if (ctx->dry_run) {
 		pl_plan_print(plan, pl_out);
 		return PL_EXIT_OK;
@@ -286,24 +362,47 @@ static const struct pl_kw *find_kw(const struct pl_kw *kws, const char *name)
 int pl_parse_kws(const char *cmd, const struct pl_kw *kws, int argc, char **argv,
 		 struct pl_node *want)
 {
-	for (int i = 0; i < argc; i++) {
+	const struct pl_kw **seen = xcalloc(argc + 1, sizeof(*seen));
+	size_t nseen = 0;
+	int ret = 0;
+
+	for (int i = 0; !ret && i < argc; i++) {
 		const struct pl_kw *kw = find_kw(kws, argv[i]);
 		const char *val;
 
-		if (!kw)
-			return pl_usage_error(cmd, "unknown argument '%s'", argv[i]);
+		if (!kw) {
+			ret = pl_usage_error(cmd, "unknown argument '%s'", argv[i]);
+			break;
+		}
+		/* The last one winning would hide a mistake: say which two collide. */
+		for (size_t j = 0; !ret && j < nseen; j++) {
+			if (strcmp(seen[j]->file, kw->file))
+				continue;
+			if (seen[j] == kw)
+				ret = pl_usage_error(cmd, "'%s' is given twice", kw->name);
+			else
+				ret = pl_usage_error(cmd, "'%s' and '%s' contradict each other",
+						     seen[j]->name, kw->name);
+		}
+		if (ret)
+			break;
+		seen[nseen++] = kw;
 		if (kw->flag) {
 			pl_set(want, kw->file, kw->flag);
 			continue;
 		}
-		if (++i >= argc)
-			return pl_usage_error(cmd, "'%s' needs a value", kw->name);
+		if (++i >= argc) {
+			ret = pl_usage_error(cmd, "'%s' needs a value", kw->name);
+			break;
+		}
 		val = kw->conv ? kw->conv(argv[i]) : argv[i];
 		if (!val)
-			return pl_usage_error(cmd, "%s: invalid value '%s'", kw->name, argv[i]);
-		pl_set(want, kw->file, val);
+			ret = pl_usage_error(cmd, "%s: invalid value '%s'", kw->name, argv[i]);
+		else
+			pl_set(want, kw->file, val);
 	}
-	return 0;
+	free(seen);
+	return ret;
 }
 
 /* have's attributes overlaid with want's, for checks across fields. */
@@ -320,7 +419,7 @@ static struct pl_node *merged(const struct pl_node *want, const struct pl_node *
 	return m;
 }
 
-int pl_check_attrs(const char *cmd, const struct pl_node *want)
+static int check_values(const char *cmd, const struct pl_node *want)
 {
 	for (size_t i = 0; i < want->attrs.n; i++) {
 		const struct pl_kv *kv = &want->attrs.v[i];
@@ -328,9 +427,47 @@ int pl_check_attrs(const char *cmd, const struct pl_node *want)
 
 		if (why)
 			return pl_usage_error(cmd, "%s '%s' %s", kv->name, kv->value, why);
+		if (pl_target_nvmet && pl_attr_purlin_only(want->type, kv->name))
+			return pl_usage_error(cmd, "%s is Purlin's own: nvmet has no such attribute",
+					      kv->name);
 	}
 	return 0;
 }
+
+/*
+ * A namespace's device as the target will open it: a block device, or a
+ * regular file of whole 512-byte blocks, at least 4 KiB (a smaller one,
+ * /etc/passwd say, is no disk).
+ */
+static int check_device(const char *cmd, const char *path)
+{
+	struct stat st;
+	int ret = cfs_stat_device(path, &st);
+
+	if (ret)
+		return pl_usage_error(cmd, "path %s: %s: a namespace needs an existing block device or file (see 'lsblk')",
+				      path, strerror(-ret));
+	if (S_ISBLK(st.st_mode))
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return pl_usage_error(cmd, "path %s is neither a block device nor a regular file",
+				      path);
+	if (st.st_size < 4096 || st.st_size % 512)
+		return pl_usage_error(cmd, "path %s is a file of %lld bytes: a namespace file holds whole 512-byte blocks, at least 4096 bytes (make one with 'truncate -s 1G FILE')",
+				      path, (long long)st.st_size);
+	return 0;
+}
+
+int pl_check_attrs(const char *cmd, const struct pl_node *want)
+{
+	const char *path = want->type == PL_NS ? pl_get(want, "device_path") : NULL;
+	int ret = check_values(cmd, want);
+
+	if (!ret && path)
+		ret = check_device(cmd, path);
+	return ret;
+}
+
 
 int pl_check_cross(const char *cmd, const struct pl_node *want, const struct pl_node *have)
 {

@@ -31,12 +31,17 @@ struct pl_verb {
 	const char *usage;
 };
 
+struct pl_kw;
+
 struct pl_object {
 	const char *name;
 	const struct pl_verb *verbs;	/* NULL-name terminated; NULL: run directly */
 	int (*run)(struct pl_ctx *ctx, int argc, char **argv);
 	const char *usage;
 	const char *summary;
+	const char *examples;		/* "OBJECT help" prints them */
+	enum pl_type type;		/* the objects it configures, with kws */
+	const struct pl_kw *kws;	/* its keywords, for output in their names */
 };
 
 /*
@@ -55,6 +60,14 @@ struct pl_col {
 	const char *header;
 	const char *field;
 };
+
+/* Set file of want to value unless the command line gave it. */
+void pl_set_default(struct pl_node *want, const char *file, const char *value);
+/* treq's command-line words ("not-required") to the attribute's values, or NULL. */
+const char *pl_treq_conv(const char *in);
+
+/* The keyword that sets file of a type ("serial" for attr_serial), or NULL. */
+const char *pl_keyword_of(enum pl_type type, const char *file);
 
 /* Entry point shared by main() and the tests; returns the exit code. */
 int pl_main(int argc, char **argv);
@@ -119,9 +132,13 @@ extern const struct pl_object pl_obj_subsys;
 extern const struct pl_object pl_obj_ns;
 extern const struct pl_object pl_obj_port;
 extern const struct pl_object pl_obj_host;
+extern const struct pl_object pl_obj_referral;
+extern const struct pl_object pl_obj_ana;
 extern const struct pl_object pl_obj_save;
 extern const struct pl_object pl_obj_restore;
+extern const struct pl_object pl_obj_diff;
 extern const struct pl_object pl_obj_clear;
+extern const struct pl_object pl_obj_status;
 extern const struct pl_object pl_obj_net;
 
 #endif

@@ -154,12 +154,45 @@ static bool in_list(const char *const *list, const char *key)
 	return false;
 }
 
+/*
+ * nvmetcli saves "passthru": [{"device": {"path": ...}, "enable": N, ...}]
+ * for every subsystem of an nvmet with NVMe passthrough built in, mostly
+ * unused. purlinctl restores no passthrough (Purlin has none): taken, and
+ * said when one is in use.
+ */
+static int parse_passthru(const struct parse_ctx *ctx, const struct pl_node *node,
+			  const char *where, struct json_object *arr)
+{
+	size_t n;
+
+	if (!json_object_is_type(arr, json_type_array))
+		return parse_err(ctx, where, "'%s' must be an array", "passthru");
+	n = json_object_array_length(arr);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *pt = json_object_array_get_idx(arr, i), *v, *dev;
+		const char *path = "";
+
+		if (!json_object_is_type(pt, json_type_object))
+			return parse_err(ctx, where, "'%s' must be an array of objects", "passthru");
+		if (json_object_object_get_ex(pt, "device", &dev) &&
+		    json_object_object_get_ex(dev, "path", &v) &&
+		    json_object_is_type(v, json_type_string))
+			path = json_object_get_string(v);
+		if (*path || (json_object_object_get_ex(pt, "enable", &v) && json_object_get_int(v)))
+			pl_err("%s: warning: subsys %s: passthru (nvmet's NVMe passthrough of '%s') is not restored by purlinctl: not applied",
+			       ctx->source, node->id, path);
+	}
+	return 0;
+}
+
 static int parse_member(const struct parse_ctx *ctx, struct pl_node *node, const char *where,
 			const char *key, struct json_object *val)
 {
 	const struct pl_type_spec *spec = pl_spec(node->type);
 	enum pl_type kid;
 
+	if (node->type == PL_SUBSYS && !strcmp(key, "passthru"))
+		return parse_passthru(ctx, node, where, val);
 	if (spec->json_id && !strcmp(key, spec->json_id))
 		return 0;
 	if (in_list(spec->groups, key))
@@ -404,6 +437,8 @@ int pl_conf_load(const char *file, struct pl_node **root)
 
 /* ---- checking ---- */
 
+bool pl_conf_allow_unknown;
+
 struct check_ctx {
 	const char *source;
 	const struct pl_node *root;
@@ -414,7 +449,7 @@ struct check_ctx {
 static void check_err(struct check_ctx *ctx, const struct pl_node *node, const char *field,
 		      const char *why)
 {
-	char *label = pl_node_label(node);
+	char *label = node->parent ? pl_node_label(node) : xstrdup("target");
 
 	if (field)
 		pl_err("%s: %s: %s %s", ctx->source, label, field, why);
@@ -429,6 +464,25 @@ static bool link_resolves(const struct check_ctx *ctx, enum pl_type target, cons
 	if (pl_find(ctx->root, target, name))
 		return true;
 	return ctx->live && pl_find(ctx->live, target, name);
+}
+
+/* The node at the same place in other (the live tree), or NULL. */
+static const struct pl_node *same_place(const struct pl_node *other, const struct pl_node *node)
+{
+	const struct pl_node *parent;
+
+	if (!node->parent)
+		return other;
+	parent = same_place(other, node->parent);
+	return parent ? pl_find(parent, node->type, node->id) : NULL;
+}
+
+/* Does Purlin or nvmet have file, or this target (any object of the type)? */
+static bool known_attr(const struct check_ctx *ctx, const struct pl_node *node, const char *file)
+{
+	const struct pl_node *have = ctx->live ? same_place(ctx->live, node) : NULL;
+
+	return pl_attr_spec(node->type, file) || (have && pl_get(have, file));
 }
 
 static void check_node(struct check_ctx *ctx, const struct pl_node *node)
@@ -447,9 +501,17 @@ static void check_node(struct check_ctx *ctx, const struct pl_node *node)
 
 		if (*kv->value && (why = pl_attr_check(node->type, kv->name, kv->value)))
 			check_err(ctx, node, kv->name, why);
+		else if (!pl_conf_allow_unknown && !known_attr(ctx, node, kv->name))
+			check_err(ctx, node, kv->name,
+				  "is an attribute neither Purlin nor nvmet has (a typo?); 'restore FILE --force' writes it anyway");
 	}
 	if (spec->check && (why = spec->check(node, &field)))
 		check_err(ctx, node, field, why);
+	/* the discovery NQN cannot be the name of a subsystem the target has either */
+	if (node->type == PL_ROOT && ctx->live && (why = pl_get(node, "discovery_nqn")) &&
+	    strcmp(why, PL_DISCOVERY_NQN) && pl_find(ctx->live, PL_SUBSYS, why))
+		check_err(ctx, node, "discovery_nqn",
+			  "names a subsystem of the target: the discovery NQN must be a name of its own");
 	for (size_t i = 0; i < node->links.n; i++) {
 		if (link_resolves(ctx, spec->link_target, node->links.v[i]))
 			continue;

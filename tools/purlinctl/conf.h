@@ -15,6 +15,12 @@ int pl_conf_parse(const char *text, const char *source, struct pl_node **root);
 /* Read and parse FILE, or standard input for "-". */
 int pl_conf_load(const char *file, struct pl_node **root);
 /*
+ * Attribute names neither Purlin nor nvmet has, nor the target (live)
+ * shows, are refused by pl_conf_check() (a typo such as "serail") unless
+ * this is set (restore --force: a newer kernel's attribute).
+ */
+extern bool pl_conf_allow_unknown;
+/*
  * Check every id and value, cross-field rules and links. A link must name
  * an object of the file, or of live when given. Reports every problem.
  */

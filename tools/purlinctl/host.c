@@ -41,4 +41,8 @@ const struct pl_object pl_obj_host = {
 	.name = "host",
 	.verbs = host_verbs,
 	.summary = "host NQNs",
+	.type = PL_HOST,
+	.examples =
+	"  purlinctl host add nqn.2014-08.org.nvmexpress:uuid:UUID   # the host's /etc/nvme/hostnqn\n"
+	"  purlinctl host list\n",
 };

@@ -127,16 +127,63 @@ static int read_dev(const char *dev, struct pl_net *st)
 		return 0;
 	if (*e.msg)
 		pl_err("net %s: %s (%s)", dev, strerror(e.err), e.msg);
+	else if (e.err == ENODEV)
+		pl_err("net %s: no such network device (see 'ip -br link')", dev);
 	else
 		pl_err("net %s: %s", dev, strerror(e.err));
-	return PL_EXIT_FAIL;
+	return e.err == ENODEV ? PL_EXIT_NOTFOUND : PL_EXIT_FAIL;
+}
+
+/* net show without a device: every network device, as 'ip link show' lists them. */
+static int net_show_all(struct pl_ctx *ctx, int argc, char **argv)
+{
+	struct pl_net *st = xmalloc(sizeof(*st));
+	struct strv devs = { 0 };
+	bool json = ctx->json;
+	int ret = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "-j") && strcmp(argv[i], "--json")) {
+			free(st);
+			return pl_usage_error("net show", "unexpected argument '%s'", argv[i]);
+		}
+		json = true;
+	}
+	pl_sys_netdevs(&devs);
+	if (!devs.n) {
+		pl_err("net show: no network devices found (see 'ip link show')");
+		ret = PL_EXIT_NOTFOUND;
+	}
+	pl_print_start(json);
+	pl_print_open_array(NULL);
+	for (size_t i = 0; i < devs.n; i++) {
+		int r = read_dev(devs.v[i], st);
+
+		if (r) {
+			ret = r;
+			continue;
+		}
+		if (i)
+			pl_print_nl();
+		pl_net_show(st);
+	}
+	pl_print_close_array();
+	pl_print_end();
+	strv_free(&devs);
+	free(st);
+	pl_nl_close();
+	return ret;
 }
 
 static int net_show(struct pl_ctx *ctx, int argc, char **argv)
 {
 	struct pl_net *st;
 	struct net_args a;
-	int ret = parse_args(ctx, "net show", "j", argc, argv, &a);
+	int ret;
+
+	if (!argc || *argv[0] == '-')
+		return net_show_all(ctx, argc, argv);
+	ret = parse_args(ctx, "net show", "j", argc, argv, &a);
 
 	if (ret || (ret = no_rest("net show", &a)))
 		return ret;
@@ -457,7 +504,7 @@ static void print_fix(const struct pl_net *st, const struct pl_check_item *it)
 static void print_check(const struct pl_net *st, const struct pl_profile *pr,
 			const struct pl_audit *au)
 {
-	unsigned int count[3] = { 0 };
+	unsigned int count[PL_NGRADES] = { 0 };
 
 	pl_print_open_object(NULL);
 	pl_print_string(PL_ANY, "ifname", "%s: ", st->link.ifname);
@@ -476,12 +523,12 @@ static void print_check(const struct pl_net *st, const struct pl_profile *pr,
 
 		count[it->grade]++;
 		pl_print_open_object(NULL);
-		pl_print_text("%-4s  ", it->grade == PL_PASS ? "PASS" :
-			      it->grade == PL_WARN ? "WARN" : "FAIL");
+		pl_print_text("%-4s  ", it->grade == PL_PASS ? "PASS" : it->grade == PL_WARN ? "WARN" :
+			      it->grade == PL_FAIL ? "FAIL" : "N/A");
 		pl_print_string(PL_ANY, "item", "%-9s ", it->name);
 		pl_print_string(PL_JSON, "status", NULL, pl_grade_name(it->grade));
 		pl_print_string(PL_ANY, "reason", "%s\n", it->reason);
-		if (it->grade != PL_PASS)
+		if (it->grade == PL_WARN || it->grade == PL_FAIL)
 			print_fix(st, it);
 		pl_print_close_object();
 	}
@@ -489,7 +536,8 @@ static void print_check(const struct pl_net *st, const struct pl_profile *pr,
 	pl_print_open_object("summary");
 	pl_print_uint(PL_ANY, pl_grade_name(PL_PASS), "check: %u pass", count[PL_PASS]);
 	pl_print_uint(PL_ANY, pl_grade_name(PL_WARN), ", %u warn", count[PL_WARN]);
-	pl_print_uint(PL_ANY, pl_grade_name(PL_FAIL), ", %u fail\n", count[PL_FAIL]);
+	pl_print_uint(PL_ANY, pl_grade_name(PL_FAIL), ", %u fail", count[PL_FAIL]);
+	pl_print_uint(PL_ANY, pl_grade_name(PL_NA), ", %u n/a\n", count[PL_NA]);
 	pl_print_close_object();
 	pl_print_close_object();
 }
@@ -516,7 +564,7 @@ static int net_check(struct pl_ctx *ctx, int argc, char **argv)
 		pl_print_end();
 		for (size_t i = 0; i < au->n; i++)
 			if (au->item[i].grade == PL_FAIL)
-				ret = PL_EXIT_FAIL;
+				ret = PL_EXIT_CHECK;
 	}
 	pl_audit_free(au);
 	free(au);
@@ -544,7 +592,7 @@ static int net_check(struct pl_ctx *ctx, int argc, char **argv)
 	"  roce-tos TOS                          (RDMA CM default ToS of the RDMA ports)\n"
 
 static const struct pl_verb net_verbs[] = {
-	{ "show", net_show, "DEV [-j]" },
+	{ "show", net_show, "[DEV] [-j]" },
 	{ "set", net_set, "DEV KNOB ARGS... [KNOB ARGS...]... [-n]" },
 	{ "tune", net_tune,
 	  "DEV --profile " PL_PROFILE_NAME " [--prio P] [--dscp N] [--jumbo] [-n] [-j]\n"

@@ -77,6 +77,7 @@ struct pl_net_patch {
 /* A device as read; *_err are positive errnos of the part's GET. */
 struct pl_net {
 	struct pl_link link;
+	int speed;		/* Mb/s, -1 unknown */
 	char driver[64];
 	int dcb_err;
 	struct pl_dcb dcb;

@@ -22,6 +22,7 @@ int pl_net_read(const char *ifname, struct pl_net *st, struct pl_nlerr *e)
 	if (ret)
 		return ret;
 	pl_sys_driver(ifname, st->driver, sizeof(st->driver));
+	st->speed = pl_sys_speed(ifname);
 	st->dcb_err = -pl_dcb_get(ifname, &st->dcb, &ignore);
 	st->coal_err = -pl_et_get(ifname, &pl_et_coalesce, &st->coal, &ignore);
 	st->ring_err = -pl_et_get(ifname, &pl_et_rings, &st->ring, &ignore);

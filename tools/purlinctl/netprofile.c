@@ -43,7 +43,11 @@ unsigned int pl_profile_min_mtu(const struct pl_profile *pr)
 
 const char *pl_grade_name(enum pl_grade g)
 {
-	return g == PL_PASS ? "pass" : g == PL_WARN ? "warn" : "fail";
+	static const char *const names[PL_NGRADES] = {
+		[PL_PASS] = "pass", [PL_WARN] = "warn", [PL_FAIL] = "fail", [PL_NA] = "n/a",
+	};
+
+	return names[g];
 }
 
 unsigned int pl_path_mtu(unsigned int mtu)
@@ -310,7 +314,7 @@ static void audit_pause(struct auditor *a)
 	struct pl_check_item *it;
 
 	if (a->st->pause_err) {
-		item(a, "pause", PL_PASS, "%s has no link-level pause", pl_net_who(a->st));
+		item(a, "pause", PL_NA, "%s has no link-level pause", pl_net_who(a->st));
 		return;
 	}
 	if (!pa->v[ETHTOOL_A_PAUSE_RX] && !pa->v[ETHTOOL_A_PAUSE_TX]) {
@@ -448,7 +452,9 @@ static void audit_rdma(struct auditor *a)
 	struct pl_check_item *it;
 
 	if (!r->n) {
-		it = item(a, "rdma", PL_WARN, "no RDMA device on %s", a->st->link.ifname);
+		it = item(a, "rdma", PL_FAIL,
+			  "no RDMA device on %s: an NVMe/RDMA target cannot serve through it",
+			  a->st->link.ifname);
 		advise(it, "load the NIC's RoCE driver (mlx5_ib, bnxt_re, irdma), or for soft-RoCE: rdma link add rxe0 type rxe netdev %s",
 		       a->st->link.ifname);
 		return;
@@ -472,8 +478,8 @@ static void audit_tos(struct auditor *a)
 	struct pl_check_item *it;
 
 	if (!r->n) {
-		it = item(a, "roce-tos", PL_WARN, "no RDMA device on %s", a->st->link.ifname);
-		advise(it, "%s", "see the rdma item");
+		item(a, "roce-tos", PL_NA, "no RDMA device on %s (see the rdma item)",
+		     a->st->link.ifname);
 		return;
 	}
 	if (!r->cm_cfs) {
@@ -497,9 +503,10 @@ static void audit_tos(struct auditor *a)
 
 void pl_audit(const struct pl_net *st, const struct pl_profile *pr, struct pl_audit *out)
 {
+	/* RDMA first: without it nothing else matters to an RDMA target. */
 	static void (*const items[])(struct auditor *) = {
-		audit_dcb, audit_trust, audit_app, audit_pfc, audit_ets, audit_pause, audit_mtu,
-		audit_ecn, audit_cnp, audit_coalesce, audit_rdma, audit_tos,
+		audit_rdma, audit_dcb, audit_trust, audit_app, audit_pfc, audit_ets, audit_pause,
+		audit_mtu, audit_ecn, audit_cnp, audit_coalesce, audit_tos,
 	};
 	struct auditor a = { .st = st, .pr = pr, .out = out };
 
@@ -525,7 +532,7 @@ void pl_profile_plan(const struct pl_audit *a, struct pl_net_patch *fix, struct 
 		const struct pl_check_item *it = &a->item[i];
 		char *line;
 
-		if (it->grade == PL_PASS)
+		if (it->grade == PL_PASS || it->grade == PL_NA)
 			continue;
 		if (it->fix.n && !it->dropped) {
 			pl_patch_cat(fix, &it->fix);

@@ -34,6 +34,8 @@ enum pl_grade {
 	PL_PASS,
 	PL_WARN,
 	PL_FAIL,
+	PL_NA,		/* the device has no such feature: nothing to grade */
+	PL_NGRADES,
 };
 
 struct pl_check_item {

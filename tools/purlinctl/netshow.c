@@ -62,6 +62,11 @@ static void part_error(const char *key, int err, const char *why, const struct p
 
 /* ---- the link and its RDMA ports ---- */
 
+/* <linux/if.h>'s, which <net/if.h> (in nl-link.h) cannot be included with. */
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000
+#endif
+
 static void show_link(const struct pl_net *st)
 {
 	const struct pl_link *l = &st->link;
@@ -70,6 +75,14 @@ static void show_link(const struct pl_net *st)
 	pl_print_int(PL_JSON, "ifindex", NULL, l->ifindex);
 	pl_print_string(PL_JSON, "driver", NULL, st->driver);
 	pl_print_text("driver %s, ifindex %d\n", *st->driver ? st->driver : "none", l->ifindex);
+	label("link");
+	pl_print_string(PL_ANY, "state", "%s", !(l->flags & IFF_UP) ? "down (administratively)" :
+			!(l->flags & IFF_LOWER_UP) ? "down (no carrier)" : "up");
+	if (st->speed > 0)
+		pl_print_int(PL_ANY, "speed_mbps", ", %d Mb/s", st->speed);
+	else
+		pl_print_null("speed_mbps");
+	pl_print_nl();
 	label("mtu");
 	pl_print_uint(PL_ANY, "mtu", "%u", l->mtu);
 	pl_print_uint(PL_ANY, "min_mtu", " (device range %u", l->min_mtu);

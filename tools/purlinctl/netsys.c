@@ -105,6 +105,32 @@ static int write_str(const char *path, const char *val)
 	return err;
 }
 
+int pl_sys_speed(const char *ifname)
+{
+	char *path = sys_path("/sys/class/net/%s/speed", ifname);
+	int speed;
+
+	if (read_int(path, &speed) || speed <= 0)
+		speed = -1;
+	free(path);
+	return speed;
+}
+
+void pl_sys_netdevs(struct strv *out)
+{
+	char *path = sys_path("%s", "/sys/class/net");
+	struct dirent *de;
+	DIR *d = opendir(path);
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			strv_add(out, de->d_name);
+	if (d)
+		closedir(d);
+	strv_sort(out);
+	free(path);
+}
+
 void pl_sys_driver(const char *ifname, char *buf, size_t len)
 {
 	char *path = sys_path("/sys/class/net/%s/device/driver", ifname);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "nl.h"
+#include "util.h"
 
 /* Prefix of every /sys path ("" normally; the unit tests use a tree). */
 extern const char *pl_sys_root;
@@ -51,6 +52,10 @@ struct pl_ecn {
 	int enable, roce_prio, cnp_dscp, cnp_prio;	/* -1: no such knob */
 };
 
+/* The link speed in Mb/s (sysfs "speed"), or -1 when unknown (no carrier, virtual). */
+int pl_sys_speed(const char *ifname);
+/* The names in /sys/class/net, sorted. */
+void pl_sys_netdevs(struct strv *out);
 /* Driver of ifname ("" for a virtual device without one). */
 void pl_sys_driver(const char *ifname, char *buf, size_t len);
 /* The RDMA ports whose netdev is ifname. */

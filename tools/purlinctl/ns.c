@@ -22,6 +22,7 @@ static const struct pl_col ns_cols[] = {
 	{ "NSID", "@id" },
 	{ "ENABLED", "enable" },
 	{ "PATH", "device_path" },
+	{ "SIZE", "@size" },
 	{ "UUID", "device_uuid" },
 };
 
@@ -110,4 +111,11 @@ const struct pl_object pl_obj_ns = {
 	.name = "ns",
 	.verbs = ns_verbs,
 	.summary = "namespaces of a subsystem",
+	.type = PL_NS,
+	.kws = ns_kws,
+	.examples =
+	"  purlinctl ns add nqn.2024-01.io.example:disk1 1 path /dev/nvme0n1\n"
+	"  purlinctl ns add nqn.2024-01.io.example:disk1 2 path /srv/ns2.img buffered-io on\n"
+	"  purlinctl ns disable nqn.2024-01.io.example:disk1 1\n"
+	"  purlinctl ns list nqn.2024-01.io.example:disk1\n",
 };

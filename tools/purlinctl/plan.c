@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cfs.h"
 #include "plan.h"
@@ -72,8 +73,8 @@ void pl_plan_write(struct pl_plan *plan, const struct pl_node *node, const char 
 		   const char *value, bool optional)
 {
 	char *dir = pl_node_path(node);
-	char *path = xasprintf("%s/%s", dir, file);
-	char *label = pl_node_label(node);
+	char *path = *dir ? xasprintf("%s/%s", dir, file) : xstrdup(file);
+	char *label = node->parent ? pl_node_label(node) : xstrdup("target");
 
 	pl_plan_add(plan, PL_OP_WRITE, path, value, label, file);
 	plan->v[plan->n - 1].optional = optional;
@@ -96,11 +97,29 @@ void pl_plan_link(struct pl_plan *plan, const struct pl_node *node, const char *
 	free(path);
 }
 
+void pl_plan_take(struct pl_plan *plan, struct pl_plan *src)
+{
+	plan->v = xrealloc(plan->v, (plan->n + src->n) * sizeof(*plan->v));
+	memcpy(plan->v + plan->n, src->v, src->n * sizeof(*src->v));
+	plan->n += src->n;
+	free(src->v);
+	memset(src, 0, sizeof(*src));
+}
+
+struct strv pl_unsupported;
+
+void pl_note_unsupported(const char *obj, const char *file)
+{
+	pl_note("%s: %s: not supported by this target, skipped", obj, file);
+	if (!strv_has(&pl_unsupported, file))
+		strv_add(&pl_unsupported, file);
+}
+
 static int run_write(struct pl_op *op)
 {
 	if (!cfs_exists(op->path)) {
 		if (op->optional) {
-			pl_note("%s: %s: not supported by this target, skipped", op->obj, op->what);
+			pl_note_unsupported(op->obj, op->what);
 			op->skipped = true;
 			return 0;
 		}
@@ -185,6 +204,92 @@ static void rollback(struct pl_plan *plan)
 	}
 }
 
+/* "ports/1/addr_traddr" -> the "1" of component n (0-based), in buf. */
+static const char *path_part(const char *path, int n, char *buf, size_t len)
+{
+	for (; n > 0 && path; n--) {
+		path = strchr(path, '/');
+		if (path)
+			path++;
+	}
+	if (!path)
+		return "";
+	snprintf(buf, len, "%.*s", (int)strcspn(path, "/"), path);
+	return buf;
+}
+
+/* A port's subsystem links, for "unlink first" advice: "S1" or "S1' (and 2 more". */
+static char *port_links(const char *port)
+{
+	char *dir = xasprintf("ports/%s/subsystems", port), *out;
+	struct strv names = { 0 };
+
+	if (cfs_list(dir, CFS_LINK, &names) || !names.n)
+		out = xstrdup("NQN");
+	else if (names.n == 1)
+		out = xstrdup(names.v[0]);
+	else
+		out = xasprintf("%s' (and the other %zu", names.v[0], names.n - 1);
+	strv_free(&names);
+	free(dir);
+	return out;
+}
+
+/*
+ * Why the target refused op with err, and what to run about it, in the
+ * cases an administrator meets; NULL when the errno says all there is.
+ */
+static char *op_hint(const struct pl_op *op, int err)
+{
+	char a[256], b[256], c[256], d[256];
+	const char *top = path_part(op->path, 0, a, sizeof(a));
+	const char *id = path_part(op->path, 1, b, sizeof(b));
+	const char *sub = path_part(op->path, 2, c, sizeof(c));
+	const char *leaf = path_part(op->path, 3, d, sizeof(d));
+	char *links, *hint;
+
+	if (!strcmp(top, "ports") && op->kind == PL_OP_WRITE && err == EACCES &&
+	    (!strncmp(sub, "addr_", 5) || !strncmp(sub, "param_", 6))) {
+		links = port_links(id);
+		hint = xasprintf("port %s is live and its address and parameters cannot change: unlink it first ('purlinctl port unlink %s %s'), then link it again", id, id, links);
+		free(links);
+		return hint;
+	}
+	if (!strcmp(top, "ports") && op->kind == PL_OP_LINK && !strcmp(sub, "subsystems")) {
+		switch (err) {
+		case EADDRINUSE:
+			return xasprintf("another listener (another port, or nvmet-rdma) holds this address and service: choose another with 'purlinctl port set %s trsvcid SVC'", id);
+		case EADDRNOTAVAIL:
+			return xasprintf("no local interface has port %s's traddr (see 'ip -br addr'; change it with 'purlinctl port set %s traddr ADDR')", id, id);
+		case ENODEV:
+			return xstrdup("the interface with that address has no RDMA device (see 'rdma link show'; soft-RoCE: 'rdma link add rxe0 type rxe netdev DEV')");
+		case EINVAL:
+			return xasprintf("port %s cannot listen: set its address with 'purlinctl port set %s traddr ADDR' (see 'purlinctl port show %s')", id, id, id);
+		}
+	}
+	if (!strcmp(top, "subsystems") && !strcmp(sub, "namespaces") && op->kind == PL_OP_WRITE &&
+	    err == EBUSY)
+		return xasprintf("namespace %s is enabled: disable it first ('purlinctl ns disable %s %s')", leaf, id, leaf);
+	if (op->kind == PL_OP_WRITE && err == ENOENT && !cfs_exists(op->path))
+		return xasprintf("this target has no %s (an older kernel, or the other target: see --target)", op->what);
+	if ((err == EACCES || err == EPERM) && geteuid())
+		return xstrdup("changing the target needs root: run purlinctl with sudo");
+	if (err == EINVAL && op->kind == PL_OP_WRITE)
+		return xstrdup("the target refused the value (its reason is in the kernel log: 'dmesg | tail')");
+	return NULL;
+}
+
+static void report_failure(const struct pl_op *op, int err)
+{
+	char *hint = op_hint(op, err);
+
+	if (hint)
+		pl_err("%s: %s: %s: %s", op->obj, op->what, strerror(err), hint);
+	else
+		pl_err_obj(op->obj, op->what, err);
+	free(hint);
+}
+
 int pl_plan_exec(struct pl_plan *plan)
 {
 	plan->failed = plan->n;
@@ -198,7 +303,7 @@ int pl_plan_exec(struct pl_plan *plan)
 		ret = run_op(op);
 		if (ret) {
 			plan->failed = i;
-			pl_err_obj(op->obj, op->what, -ret);
+			report_failure(op, -ret);
 			rollback(plan);
 			return ret;
 		}

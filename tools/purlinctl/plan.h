@@ -49,6 +49,15 @@ void pl_plan_rmdir(struct pl_plan *plan, const struct pl_node *node);
 void pl_plan_write(struct pl_plan *plan, const struct pl_node *node, const char *file,
 		   const char *value, bool optional);
 void pl_plan_link(struct pl_plan *plan, const struct pl_node *node, const char *name, bool add);
+/* Move the operations of src to the end of plan; src is left empty. */
+void pl_plan_take(struct pl_plan *plan, struct pl_plan *src);
+
+/*
+ * Attribute files a plan found the target without (a restore of another
+ * target's file): noted with -v each time, and gathered for one line.
+ */
+extern struct strv pl_unsupported;
+void pl_note_unsupported(const char *obj, const char *file);
 
 /*
  * Run the plan. On the first failure, report it, undo the completed steps

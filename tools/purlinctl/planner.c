@@ -53,7 +53,7 @@ static bool needs_write(const struct pl_node *want, const struct pl_node *have, 
 	cur = pl_get(have, file);
 	if (!cur && optional) {
 		label = pl_node_label(want);
-		pl_note("%s: %s: not supported by this target, skipped", label, file);
+		pl_note_unsupported(label, file);
 		free(label);
 		return false;
 	}
@@ -182,8 +182,61 @@ static void plan_links(struct pl_plan *plan, const struct pl_node *want,
 			pl_plan_link(plan, want, want->links.v[i], true);
 }
 
+/*
+ * The root's own attributes (discovery_nqn) go first: a subsystem created
+ * afterwards can then not take the name. A target without the attribute
+ * (Purlin before 0.2, Linux before 5.16) keeps the well-known discovery
+ * NQN: said plainly unless the file asks for that one anyway.
+ */
+static void plan_root(struct pl_plan *plan, const struct pl_node *want, const struct pl_node *live)
+{
+	for (size_t i = 0; i < want->attrs.n; i++) {
+		const struct pl_kv *kv = &want->attrs.v[i];
+		const char *cur = pl_get(live, kv->name);
+
+		if (!*kv->value)
+			continue;
+		if (!cur) {
+			if (strcmp(kv->name, "discovery_nqn") || strcmp(kv->value, PL_DISCOVERY_NQN))
+				pl_err("warning: %s '%s' not applied: this target has no %s (it keeps %s)",
+				       kv->name, kv->value, kv->name,
+				       strcmp(kv->name, "discovery_nqn") ? "its default" :
+				       PL_DISCOVERY_NQN);
+			continue;
+		}
+		if (!pl_attr_equal(PL_ROOT, kv->name, kv->value, cur))
+			pl_plan_write(plan, want, kv->name, kv->value, false);
+	}
+}
+
+/*
+ * A port that exports subsystems refuses changes to its address and
+ * parameters: restore unlinks them around such a change and links them
+ * again, in the same plan (a later failure undoes all of it, relinking).
+ */
+static void plan_port_update(struct pl_plan *plan, const struct pl_node *want,
+			     const struct pl_node *have)
+{
+	struct pl_plan sub = { 0 };
+	char *dir = pl_node_path(have);
+	size_t len = strlen(dir);
+	bool own = false;
+
+	pl_plan_update(&sub, want, have, true);
+	for (size_t i = 0; i < sub.n; i++)
+		own |= sub.v[i].kind == PL_OP_WRITE && !strncmp(sub.v[i].path, dir, len) &&
+		       sub.v[i].path[len] == '/' && !strchr(sub.v[i].path + len + 1, '/');
+	for (size_t i = 0; own && i < have->links.n; i++)
+		pl_plan_link(plan, have, have->links.v[i], false);
+	pl_plan_take(plan, &sub);
+	for (size_t i = 0; own && i < have->links.n; i++)
+		pl_plan_link(plan, have, have->links.v[i], true);
+	free(dir);
+}
+
 void pl_plan_restore(struct pl_plan *plan, const struct pl_node *want, const struct pl_node *live)
 {
+	plan_root(plan, want, live);
 	for (size_t t = 0; t < ARRAY_SIZE(create_order); t++) {
 		const struct pl_nodes *list = pl_kids((struct pl_node *)want, create_order[t]);
 
@@ -191,7 +244,9 @@ void pl_plan_restore(struct pl_plan *plan, const struct pl_node *want, const str
 			const struct pl_node *w = list->v[i];
 			const struct pl_node *h = pl_find(live, w->type, w->id);
 
-			if (h)
+			if (h && h->type == PL_PORT)
+				plan_port_update(plan, w, h);
+			else if (h)
 				pl_plan_update(plan, w, h, true);
 			else
 				pl_plan_create(plan, w, true);
@@ -203,6 +258,67 @@ void pl_plan_restore(struct pl_plan *plan, const struct pl_node *want, const str
 		for (size_t i = 0; i < list->n; i++)
 			plan_links(plan, list->v[i], pl_find(live, link_order[t], list->v[i]->id));
 	}
+}
+
+/* ---- replacing ---- */
+
+/* Links of live objects that want lacks (want NULL: all of them), removed. */
+static void unlink_stale(struct pl_plan *plan, struct pl_node *have, const struct pl_node *want)
+{
+	for (size_t i = have->links.n; i-- > 0;) {
+		char *name = xstrdup(have->links.v[i]);
+
+		if (!want || !strv_has(&want->links, name)) {
+			pl_plan_link(plan, have, name, false);
+			strv_del(&have->links, name);
+		}
+		free(name);
+	}
+}
+
+/* Objects below have (and have itself when want is NULL) that want does not name. */
+static void remove_stale(struct pl_plan *plan, struct pl_node *have, const struct pl_node *want)
+{
+	const struct pl_type_spec *spec = pl_spec(have->type);
+
+	if (!want) {
+		pl_plan_remove(plan, have);
+		return;
+	}
+	for (size_t k = 0; k < spec->nkids; k++) {
+		for (size_t i = have->kids[k].n; i-- > 0;) {
+			struct pl_node *h = have->kids[k].v[i];
+			const char *builtin = pl_spec(h->type)->builtin;
+			const struct pl_node *w = pl_find(want, h->type, h->id);
+
+			if (w || !builtin || strcmp(builtin, h->id))
+				remove_stale(plan, h, w);
+		}
+	}
+}
+
+void pl_plan_replace(struct pl_plan *plan, const struct pl_node *want, struct pl_node *live)
+{
+	static const enum pl_type stale_order[] = { PL_PORT, PL_SUBSYS, PL_HOST };
+	const char *disc = pl_get(live, "discovery_nqn");
+
+	for (size_t t = 0; t < ARRAY_SIZE(link_order); t++) {
+		struct pl_nodes *list = pl_kids(live, link_order[t]);
+
+		for (size_t i = 0; i < list->n; i++)
+			unlink_stale(plan, list->v[i],
+				     pl_find(want, link_order[t], list->v[i]->id));
+	}
+	pl_plan_restore(plan, want, live);
+	for (size_t t = 0; t < ARRAY_SIZE(stale_order); t++) {
+		struct pl_nodes *list = pl_kids(live, stale_order[t]);
+
+		for (size_t i = list->n; i-- > 0;)
+			remove_stale(plan, list->v[i],
+				     pl_find(want, stale_order[t], list->v[i]->id));
+	}
+	if (disc && strcmp(disc, PL_DISCOVERY_NQN) && !pl_get(want, "discovery_nqn"))
+		pl_plan_write(plan, live, "discovery_nqn", PL_DISCOVERY_NQN, false);
 }
 
 /* ---- removal ---- */
@@ -280,6 +396,7 @@ void pl_plan_clear(struct pl_plan *plan, struct pl_node *live)
 	/* Stop exporting first, then drop host access. */
 	static const enum pl_type unlink_order[] = { PL_PORT, PL_SUBSYS };
 	static const enum pl_type rmdir_order[] = { PL_PORT, PL_SUBSYS, PL_HOST };
+	const char *disc = pl_get(live, "discovery_nqn");
 
 	for (size_t t = 0; t < ARRAY_SIZE(unlink_order); t++) {
 		struct pl_nodes *list = pl_kids(live, unlink_order[t]);
@@ -294,4 +411,7 @@ void pl_plan_clear(struct pl_plan *plan, struct pl_node *live)
 		for (size_t i = list->n; i-- > 0;)
 			pl_plan_remove(plan, list->v[i]);
 	}
+	/* The well-known discovery NQN again, as after the module's load. */
+	if (disc && strcmp(disc, PL_DISCOVERY_NQN))
+		pl_plan_write(plan, live, "discovery_nqn", PL_DISCOVERY_NQN, false);
 }

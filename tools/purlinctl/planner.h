@@ -22,6 +22,13 @@
  * Attributes the target lacks are skipped (noted with -v).
  */
 void pl_plan_restore(struct pl_plan *plan, const struct pl_node *want, const struct pl_node *live);
+/*
+ * Replace live with want (nvmetcli's restore): links want lacks are removed
+ * first, then want is merged in as by pl_plan_restore(), then objects want
+ * does not name are removed and a discovery NQN it does not set goes back
+ * to the well-known one. Updates the live tree.
+ */
+void pl_plan_replace(struct pl_plan *plan, const struct pl_node *want, struct pl_node *live);
 /* Create one object with its attributes and children (links excluded). */
 void pl_plan_create(struct pl_plan *plan, const struct pl_node *want, bool optional);
 /*

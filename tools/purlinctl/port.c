@@ -7,7 +7,7 @@
 #include "cli.h"
 
 /* "not-specified" reads better on a command line than a quoted blank. */
-static const char *treq_conv(const char *in)
+const char *pl_treq_conv(const char *in)
 {
 	static const char *const map[][2] = {
 		{ "not-specified", "not specified" },
@@ -28,7 +28,7 @@ static const struct pl_kw port_kws[] = {
 	{ "adrfam", "addr_adrfam", NULL, NULL },
 	{ "traddr", "addr_traddr", NULL, NULL },
 	{ "trsvcid", "addr_trsvcid", NULL, NULL },
-	{ "treq", "addr_treq", treq_conv, NULL },
+	{ "treq", "addr_treq", pl_treq_conv, NULL },
 	{ "inline-size", "param_inline_data_size", NULL, NULL },
 	{ "queue-size", "param_max_queue_size", NULL, NULL },
 	{ "tos", "param_tos", NULL, NULL },
@@ -50,7 +50,7 @@ static const struct pl_col port_cols[] = {
 	{ "SUBSYSTEMS", "@links" },
 };
 
-static void set_default(struct pl_node *want, const char *file, const char *value)
+void pl_set_default(struct pl_node *want, const char *file, const char *value)
 {
 	if (!pl_get(want, file))
 		pl_set(want, file, value);
@@ -61,12 +61,12 @@ static int port_fill(const char *cmd, struct pl_node *want)
 {
 	const char *adrfam;
 
-	set_default(want, "addr_trtype", "rdma");
-	set_default(want, "addr_adrfam", "ipv4");
+	pl_set_default(want, "addr_trtype", "rdma");
+	pl_set_default(want, "addr_adrfam", "ipv4");
 	adrfam = pl_get(want, "addr_adrfam");
 	if (strcmp(adrfam, "ipv4") && strcmp(adrfam, "ipv6"))
 		return 0;
-	set_default(want, "addr_trsvcid", "4420");
+	pl_set_default(want, "addr_trsvcid", "4420");
 	if (!pl_get(want, "addr_traddr"))
 		return pl_usage_error(cmd, "%s", "'traddr' is required");
 	return 0;
@@ -128,4 +128,11 @@ const struct pl_object pl_obj_port = {
 	.name = "port",
 	.verbs = port_verbs,
 	.summary = "transport ports and the subsystems they export",
+	.type = PL_PORT,
+	.kws = port_kws,
+	.examples =
+	"  purlinctl port add 1 traddr 192.0.2.10              # rdma, ipv4, 4420\n"
+	"  purlinctl port add 2 adrfam ipv6 traddr 2001:db8::10 trsvcid 4421\n"
+	"  purlinctl port link 1 nqn.2024-01.io.example:disk1  # the port listens from here\n"
+	"  purlinctl port unlink 1 nqn.2024-01.io.example:disk1\n",
 };

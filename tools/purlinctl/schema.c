@@ -37,6 +37,18 @@ static const char *check_port_addr(const struct pl_node *node, const char **fiel
 	return NULL;
 }
 
+/* nvmet refuses a discovery NQN that names a subsystem, and the reverse. */
+static const char *check_root(const struct pl_node *node, const char **field)
+{
+	const char *nqn = pl_get(node, "discovery_nqn");
+
+	if (nqn && *nqn && strcmp(nqn, PL_DISCOVERY_NQN) && pl_find(node, PL_SUBSYS, nqn)) {
+		*field = "discovery_nqn";
+		return "names a subsystem: the discovery NQN must be a name of its own";
+	}
+	return NULL;
+}
+
 static const char *check_subsys(const struct pl_node *node, const char **field)
 {
 	const char *any = pl_get(node, "attr_allow_any_host");
@@ -45,7 +57,7 @@ static const char *check_subsys(const struct pl_node *node, const char **field)
 
 	if (any && !strcmp(any, "1") && node->links.n) {
 		*field = "attr_allow_any_host";
-		return "must be 0 when allowed_hosts are listed";
+		return "must be 0 when allowed_hosts are listed (disallow them first: purlinctl subsys disallow NQN HOSTNQN)";
 	}
 	if (min && max && *min && *max && strtol(min, NULL, 10) > strtol(max, NULL, 10)) {
 		*field = "attr_cntlid_min";
@@ -54,6 +66,8 @@ static const char *check_subsys(const struct pl_node *node, const char **field)
 	return NULL;
 }
 
+/* nvmetcli saves the root's "discovery" group: discovery_nqn. */
+static const char *const root_groups[] = { "discovery", NULL };
 static const char *const subsys_groups[] = { "attr", NULL };
 static const char *const ns_groups[] = { "device", "ana", "resv", NULL };
 static const char *const port_groups[] = { "addr", "param", NULL };
@@ -62,6 +76,11 @@ static const char *const ana_groups[] = { "ana", NULL };
 
 static const char *const ns_int_keys[] = { "enable", "ana_grpid", "buffered_io", NULL };
 static const char *const referral_int_keys[] = { "enable", NULL };
+
+static const struct pl_attr_spec root_attrs[] = {
+	{ "discovery_nqn", pl_check_nqn_or_discovery, PL_CMP_STR, true },
+	{ NULL, NULL, PL_CMP_STR, false },
+};
 
 static const struct pl_attr_spec subsys_attrs[] = {
 	{ "attr_allow_any_host", pl_check_bool, PL_CMP_NUM, true },
@@ -131,6 +150,9 @@ static const struct pl_type_spec specs[PL_NTYPES] = {
 	[PL_ROOT] = {
 		.label = "target",
 		.dir = "",
+		.groups = root_groups,
+		.attrs = root_attrs,
+		.check = check_root,
 		.kids = { PL_HOST, PL_SUBSYS, PL_PORT },
 		.nkids = 3,
 	},
@@ -202,6 +224,20 @@ static const struct pl_type_spec specs[PL_NTYPES] = {
 		.builtin = "1",
 	},
 };
+
+bool pl_attr_purlin_only(enum pl_type type, const char *file)
+{
+	static const char *const port_own[] = {
+		"param_tos", "param_max_pending", "param_max_pending_per_addr",
+		"param_connect_timeout_ms", "param_cq_mode", "param_poll_usecs",
+		"param_poll_cpus",
+	};
+
+	for (size_t i = 0; type == PL_PORT && i < ARRAY_SIZE(port_own); i++)
+		if (!strcmp(port_own[i], file))
+			return true;
+	return false;
+}
 
 const struct pl_type_spec *pl_spec(enum pl_type type)
 {

@@ -24,7 +24,7 @@ static const struct pl_col subsys_cols[] = {
 	{ "MODEL", "attr_model" },
 	{ "ANY-HOST", "attr_allow_any_host" },
 	{ "NS", "@count" },
-	{ "HOSTS", "@links" },
+	{ "HOSTS", "@nlinks" },
 	{ "PORTS", "@inbound" },
 };
 
@@ -98,4 +98,11 @@ const struct pl_object pl_obj_subsys = {
 	.name = "subsys",
 	.verbs = subsys_verbs,
 	.summary = "NVM subsystems and the hosts allowed to use them",
+	.type = PL_SUBSYS,
+	.kws = subsys_kws,
+	.examples =
+	"  purlinctl subsys add nqn.2024-01.io.example:disk1 model Purlin\n"
+	"  purlinctl subsys allow nqn.2024-01.io.example:disk1 nqn.2014-08.org.nvmexpress:uuid:UUID\n"
+	"  purlinctl subsys set nqn.2024-01.io.example:disk1 allow-any-host on\n"
+	"  purlinctl -j subsys show nqn.2024-01.io.example:disk1\n",
 };

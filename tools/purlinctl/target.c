@@ -104,7 +104,8 @@ static void load_target(const struct target_def *def, const char *dir)
 	}
 	ret = mount_configfs();
 	if (ret)
-		pl_err_obj(PL_CONFIGFS, "mount configfs", -ret);
+		pl_err("%s: mount configfs: %s%s", PL_CONFIGFS, strerror(-ret),
+		       geteuid() ? " (loading and mounting need root: run purlinctl with sudo)" : "");
 }
 
 /* dry_run: a missing target is an error; nothing is loaded or mounted. */
@@ -132,8 +133,10 @@ int pl_target_open(const char *name, const char *root, bool dry_run)
 		load_target(def, dir);
 	ret = cfs_set_root(dir);
 	if (ret)
-		pl_err("%s: %s (is the %s module available?)", dir, strerror(-ret),
-		       def->modules[0]);
+		pl_err("%s: %s: the %s module did not load (see 'modinfo %s' and the kernel log%s)",
+		       dir, strerror(-ret), def->modules[0], def->modules[0],
+		       strcmp(def->name, "purlin") ? "" :
+		       "; install it with 'make install' or the purlin-dkms package");
 	free(dir);
 	return ret;
 }

@@ -339,3 +339,21 @@ bool pl_parse_long(const char *s, int base, long long *out)
 	*out = strtoll(s, &end, base);
 	return !errno && !*end;
 }
+
+/* 1.5 GiB, 512 MiB, 4 KiB: one decimal below 10 of a unit, as lsblk. */
+char *pl_human_size(long long bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	if (bytes < 0)
+		return xstrdup("");
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1024;
+		u++;
+	}
+	if (v < 10 && u)
+		return xasprintf("%.1f %s", v, units[u]);
+	return xasprintf("%.0f %s", v, units[u]);
+}

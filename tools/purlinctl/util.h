@@ -11,11 +11,17 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* Exit codes: runtime failure and usage error, as documented in purlinctl(8). */
+/* Exit codes, as documented in purlinctl(8) ("EXIT STATUS"): scripts tell them apart. */
 enum {
 	PL_EXIT_OK = 0,
-	PL_EXIT_FAIL = 1,
-	PL_EXIT_USAGE = 2,
+	PL_EXIT_FAIL = 1,	/* the target refused or failed a change (undone) */
+	PL_EXIT_USAGE = 2,	/* bad command line or value; nothing touched */
+	PL_EXIT_NOTFOUND = 3,	/* a named object (or network device) does not exist */
+	PL_EXIT_CONFLICT = 4,	/* exists already, or the target's state forbids it now */
+	PL_EXIT_TARGET = 5,	/* the target is not available (module, configfs, --root) */
+	PL_EXIT_FILE = 6,	/* a configuration file cannot be read, is not valid, or not written */
+	PL_EXIT_CHECK = 7,	/* net check: an item fails */
+	PL_EXIT_DIFFERS = 8,	/* diff: the target and the file differ */
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -68,6 +74,9 @@ int pl_gen_uuid(char *buf);
  * as it was and PATH.tmp is gone. Returns 0 or -errno; reports nothing.
  */
 int pl_write_atomic(const char *path, const char *text, mode_t mode);
+
+/* A size as people read it ("1.5 GiB", "512 MiB"); "" for a negative (unknown) one. */
+char *pl_human_size(long long bytes);
 
 /* Strip trailing whitespace in place and return s. */
 char *pl_rstrip(char *s);

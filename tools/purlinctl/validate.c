@@ -15,6 +15,8 @@
 
 #define UUID_NQN_PREFIX "nqn.2014-08.org.nvmexpress:uuid:"
 
+bool pl_target_nvmet;
+
 static bool all_digits(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -168,9 +170,14 @@ static bool int_or_default(const char *s, long long lo, long long hi)
 	return !strcmp(s, "-1") || dec_in_range(s, lo, hi);
 }
 
+/* Purlin: NN = MNAN = 1024 (drivers/configfs.c); nvmet: any but 0 and 0xffffffff. */
 const char *pl_check_nsid(const char *s)
 {
-	return dec_in_range(s, 1, 0xfffffffeLL) ? NULL : "must be a decimal in 1..4294967294";
+	if (pl_target_nvmet)
+		return dec_in_range(s, 1, 0xfffffffeLL) ? NULL :
+			"must be a decimal in 1..4294967294";
+	return dec_in_range(s, 1, 1024) ? NULL :
+		"must be a decimal in 1..1024 (Purlin's namespace limit; nvmet: --target nvmet)";
 }
 
 const char *pl_check_portid(const char *s)
@@ -259,9 +266,10 @@ const char *pl_check_cntlid(const char *s)
 	return dec_in_range(s, 1, 0xffef) ? NULL : "must be a decimal in 1..65519";
 }
 
+/* Both targets: NVMET_NR_QUEUES, PURLIN_MAX_QID. */
 const char *pl_check_qid_max(const char *s)
 {
-	return dec_in_range(s, 1, 65535) ? NULL : "must be a decimal in 1..65535";
+	return dec_in_range(s, 1, 128) ? NULL : "must be a decimal in 1..128";
 }
 
 const char *pl_check_ieee_oui(const char *s)
@@ -292,13 +300,19 @@ const char *pl_check_trtype(const char *s)
 {
 	static const char *const set[] = { "rdma", "tcp", "fc", "loop", "pci", NULL };
 
+	if (!pl_target_nvmet)
+		return !strcmp(s, "rdma") ? NULL :
+			"must be rdma: Purlin serves NVMe over RDMA only (nvmet: --target nvmet)";
 	return in_set(s, set) ? NULL : "must be one of rdma, tcp, fc, loop, pci";
 }
 
 const char *pl_check_adrfam(const char *s)
 {
 	static const char *const set[] = { "ipv4", "ipv6", "ib", "fc", "pci", "pcie", "loop", NULL };
+	static const char *const purlin[] = { "ipv4", "ipv6", NULL };
 
+	if (!pl_target_nvmet)
+		return in_set(s, purlin) ? NULL : "must be ipv4 or ipv6 (Purlin listens on IP addresses)";
 	return in_set(s, set) ? NULL : "must be one of ipv4, ipv6, ib, fc, pci, pcie, loop";
 }
 
@@ -318,13 +332,20 @@ const char *pl_check_ana_state(const char *s)
 		"must be one of optimized, non-optimized, inaccessible, persistent-loss, change";
 }
 
+/* Purlin checks its ranges at write time (drivers/configfs.c); nvmet leaves them to the transport. */
 const char *pl_check_inline_size(const char *s)
 {
+	if (!pl_target_nvmet)
+		return int_or_default(s, 0, 16384) ? NULL :
+			"must be -1 (the default, 4096) or 0..16384 (Purlin's in-capsule limit)";
 	return int_or_default(s, 0, 1 << 20) ? NULL : "must be -1 (transport default) or 0..1048576";
 }
 
 const char *pl_check_queue_size(const char *s)
 {
+	if (!pl_target_nvmet)
+		return int_or_default(s, 16, 1024) ? NULL :
+			"must be -1 (the default, 128) or 16..1024 (Purlin's queue limits)";
 	return int_or_default(s, 2, 65536) ? NULL : "must be -1 (transport default) or 2..65536";
 }
 

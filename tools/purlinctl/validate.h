@@ -14,6 +14,13 @@
 
 typedef const char *(*pl_check_fn)(const char *val);
 
+/*
+ * The target the values are for: Purlin (false, the default) or Linux's
+ * nvmet (true). Where Purlin refuses what nvmet takes (transports, address
+ * families, port parameters, NSIDs), the checks use the target's limits.
+ */
+extern bool pl_target_nvmet;
+
 const char *pl_check_nqn(const char *s);
 /* Why a name pl_check_nqn() accepts is outside the NQN form, or NULL. */
 const char *pl_warn_nqn_form(const char *s);

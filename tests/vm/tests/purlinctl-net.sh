@@ -111,7 +111,7 @@ ip link show eth0 | grep -q " mtu 1500 " || fail "mtu changed by a refused comma
 expect_err 1 "ecn: not supported by eth0 (driver virtio_net)" purlinctl net set eth0 ecn prio 3 on
 
 log "check fails with the DCB items"
-expect_err 1 "" purlinctl net check eth0
+expect_err 7 "" purlinctl net check eth0
 cat out.txt
 for item in dcb trust app-dscp pfc ets mtu; do
 	grep -q "^FAIL  $item " out.txt || fail "check: $item does not fail"
@@ -138,7 +138,7 @@ purlinctl net tune eth0 --profile roce-lossless
 ip link show eth0 | grep -q " mtu 4200 " || fail "tune: mtu"
 [ "$(cat $TOS)" = 104 ] || fail "tune: default_roce_tos $(cat $TOS)"
 cat $PURLIN_STATE_DIR/net-eth0.json
-expect_err 1 "" purlinctl net check eth0
+expect_err 7 "" purlinctl net check eth0
 grep -q "^PASS  mtu       4200: RoCE path MTU 4096$" out.txt || fail "check after tune: mtu"
 grep -q "^PASS  roce-tos  RDMA CM default ToS 104 (DSCP 26)$" out.txt || fail "check: roce-tos"
 purlinctl net tune eth0 --undo

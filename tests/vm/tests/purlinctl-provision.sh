@@ -8,8 +8,9 @@
 # disable (the namespace appears on and vanishes from the host), ns set
 # path on an enabled namespace (the host reads the new device), port
 # link/unlink (the discovery log follows), port add/set of the polling
-# parameters (read back, emptied, refused on a live port), cascading
-# subsys del and port del; restore of a file with referrals (in the
+# parameters (read back, emptied, refused on a live port), referral and
+# ana-group add/set/del (the referral in the host's discovery log while
+# enabled; group 1 stays), cascading subsys del and port del; restore of a file with referrals (in the
 # host's discovery log), ANA groups and ana_grpid (in the host's ANA log
 # and path ana_state), buffered_io (a tmpfs file, data lands in it) and a
 # polled port; a restore that fails half way on a live configuration leaves it exactly as it was; if-present; and
@@ -333,11 +334,33 @@ expect_attr ports/2/param_poll_usecs 50
 expect_attr ports/2/param_poll_cpus ""
 purlinctl port set 2 poll-cpus 0
 
+log "referral and ana-group on the command line"
+purlinctl referral add 1 peer traddr $TRADDR trsvcid 4421 portid 2
+expect_attr ports/1/referrals/peer/addr_trsvcid 4421
+expect_attr ports/1/referrals/peer/enable 1
+disc 4420 > d5.txt
+grep -q "^discovery subsystem referral|2|4421|" d5.txt || { cat disc.txt; fail "referral add: not in the discovery log"; }
+purlinctl referral set 1 peer disable
+expect_attr ports/1/referrals/peer/enable 0
+disc 4420 > d6.txt
+if grep -q "^discovery subsystem referral" d6.txt; then cat disc.txt; fail "a disabled referral is listed"; fi
+purlinctl referral del 1 peer
+expect_gone ports/1/referrals/peer
+purlinctl ana-group add 2 2 state inaccessible
+expect_attr ports/2/ana_groups/2/ana_state inaccessible
+purlinctl ana-group set 2 2 state change
+expect_attr ports/2/ana_groups/2/ana_state change
+expect_err 4 "every port has it and it cannot be removed" purlinctl ana-group del 2 1
+expect_dir ports/2/ana_groups/1
+purlinctl ana-group del 2 2
+expect_gone ports/2/ana_groups/2
+
 log "cascading subsys del and port del"
 purlinctl port link 1 $B
 purlinctl port link 2 $B
 purlinctl port link 2 $A
-expect_err - "port 2: param_cq_mode: Permission denied" purlinctl port set 2 cq-mode workqueue
+expect_err 4 "port 2: exports 2 subsystems, so its address and parameters cannot change: unlink each first" \
+	purlinctl port set 2 cq-mode workqueue
 expect_attr ports/2/param_cq_mode poll
 purlinctl subsys set $B allow-any-host off
 purlinctl host add $HOSTNQN

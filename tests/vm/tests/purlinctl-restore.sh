@@ -4,7 +4,7 @@
 # host connects and moves data through both (on Purlin port 2's I/O queues
 # are polled: cq_mode, poll_usecs and poll_cpus, which nvmet skips); save
 # gives back what was restored; restore is idempotent; clear removes
-# everything.
+# everything; diff shows drift in keywords and restore --replace removes it.
 # timeout: 300
 
 A=nqn.2026-11.io.purlin.test:restore-a
@@ -35,8 +35,9 @@ exercise() {
 # was dropped (nvmet on a kernel without CONFIG_BLK_DEV_INTEGRITY has no
 # pi_enable after inline_data_size).
 normalise() {
+	# 6.1's nvmet has no root discovery_nqn: the "discovery" group is Purlin's here
 	sed -e '/"ana_groups": \[\],*$/d' -e '/"ana_groups": \[$/,/^      \],*$/d' \
-	    -e '/"ana": {$/,/},*$/d' "$1" |
+	    -e '/"ana": {$/,/},*$/d' -e '/^  "discovery": {$/,/^  },*$/d' "$1" |
 		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"\|"cq_mode"\|"poll_usecs"\|"poll_cpus"' |
 		sed 's/,$//'
 }
@@ -65,6 +66,27 @@ for target in purlin nvmet; do
 	exercise $target
 	purlinctl --target $target clear
 done
+log "diff and restore --replace on Purlin: drift shown in keywords, then removed"
+purlinctl restore $CFG
+expect_err 0 "" purlinctl diff $CFG
+[ ! -s out.txt ] || fail "diff right after restore: $(cat out.txt)"
+purlinctl host add nqn.2026-11.io.purlin.test:extra
+purlinctl subsys set $A model Drifted
+purlinctl port add 9 traddr $TRADDR trsvcid 4429
+expect_err 8 "" purlinctl diff $CFG
+grep -qxF "~ subsys $A: model 'Drifted' -> 'Restore A'" out.txt || fail "diff: model"
+grep -qxF -- "- host nqn.2026-11.io.purlin.test:extra" out.txt || fail "diff: extra host"
+grep -qxF -- "- port 9" out.txt || fail "diff: extra port"
+purlinctl restore $CFG
+[ -d $PURLIN_CFS/ports/9 ] || fail "the merge removed port 9"
+purlinctl restore $CFG --replace
+[ ! -d $PURLIN_CFS/ports/9 ] || fail "--replace left port 9"
+[ ! -d $PURLIN_CFS/hosts/nqn.2026-11.io.purlin.test:extra ] || fail "--replace left the extra host"
+[ "$(cat $PURLIN_CFS/subsystems/$A/attr_model)" = "Restore A" ] || fail "model not restored"
+expect_err 0 "" purlinctl diff $CFG
+exercise purlin
+purlinctl clear
+
 log "both targets saved the same configuration"
 normalise saved-purlin.json > p.json
 normalise saved-nvmet.json > n.json

@@ -22,6 +22,7 @@
 #include <linux/xarray.h>
 
 #include "compat.h"
+#include "auth.h"
 
 #define PURLIN_DISC_NQN			"nqn.2014-08.org.nvmexpress.discovery"
 
@@ -138,11 +139,17 @@ struct purlin_transport_ops {
 	void (*queue_response)(struct purlin_req *req);
 	/* Start disconnecting every queue of ctrl; does not wait. */
 	void (*delete_ctrl)(struct purlin_ctrl *ctrl);
+	/* Start disconnecting one queue; does not wait; any context. */
+	void (*disconnect_sq)(struct purlin_sq *sq);
 };
 
 struct purlin_host {
 	struct config_group group;	/* item name is the host NQN */
+	struct list_head entry;		/* purlin_hosts, cfg_sem */
+	struct purlin_host_auth auth;	/* DH-HMAC-CHAP settings, cfg_sem */
 };
+
+extern struct list_head purlin_hosts;
 
 static inline const char *purlin_host_nqn(struct purlin_host *h)
 {
@@ -321,6 +328,20 @@ struct purlin_sq {
 	/* One per request from purlin_req_init() to purlin_req_free(). */
 	struct percpu_ref ref;
 	struct completion free_done;
+
+	/*
+	 * DH-HMAC-CHAP (auth.c).  auth_required is set by the queue's
+	 * Connect before sq->ctrl is published; authenticated is written
+	 * under auth_lock and read locklessly by purlin_req_init(); auth is
+	 * the transaction in progress, under auth_lock.  auth_timeout ends a
+	 * queue that is not authenticated in time, and frees a transaction
+	 * a host left half way.
+	 */
+	bool auth_required;
+	bool authenticated;
+	struct mutex auth_lock;
+	struct purlin_sq_auth *auth;
+	struct delayed_work auth_timeout;
 };
 
 struct purlin_ctrl {
@@ -331,6 +352,7 @@ struct purlin_ctrl {
 	u16 cntlid;
 	char hostnqn[NVMF_NQN_FIELD_LEN];
 	uuid_t hostid;
+	bool auth_required;		/* the host has a DH-HMAC-CHAP key */
 
 	/* Guards the fields below. */
 	struct mutex lock;
@@ -435,6 +457,8 @@ void purlin_subsys_del_ctrls(struct purlin_subsys *subsys);
 struct purlin_subsys *purlin_find_subsys(struct purlin_port *port,
 					 const char *nqn);
 bool purlin_host_allowed(struct purlin_subsys *subsys, const char *hostnqn);
+struct purlin_host *purlin_subsys_host(struct purlin_subsys *subsys,
+				       const char *hostnqn);
 bool purlin_printable(const char *s);
 extern struct purlin_subsys *purlin_disc_subsys;
 extern struct list_head purlin_subsystems;
@@ -453,7 +477,7 @@ void purlin_port_disable(struct purlin_port *port);
 
 u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 		      const char *hostnqn, const uuid_t *hostid, u32 kato,
-		      struct purlin_ctrl **ctrlp);
+		      bool auth, struct purlin_ctrl **ctrlp);
 u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 			     const char *hostnqn, const uuid_t *hostid,
 			     struct purlin_sq *sq, bool *bad_qid);

@@ -753,9 +753,11 @@ static void purlin_auth_succeeded(struct purlin_sq *sq)
 	struct purlin_sq_auth *a = sq->auth;
 	struct purlin_ctrl *ctrl = sq->ctrl;
 
-	if (!sq->authenticated && sq->qid == 0)
-		pr_info_ratelimited("controller %u (%s): authenticated (%s, %s%s)\n",
-				    ctrl->cntlid, ctrl->hostnqn, a->hash->hmac,
+	if (sq->qid == 0)
+		pr_info_ratelimited("controller %u (%s): %sauthenticated (%s, %s%s)\n",
+				    ctrl->cntlid, ctrl->hostnqn,
+				    sq->authenticated ? "re-" : "",
+				    a->hash->hmac,
 				    a->group ? a->group->name : "null",
 				    a->bidi ? ", bidirectional" : "");
 	WRITE_ONCE(sq->authenticated, true);

@@ -11,14 +11,14 @@
 
 NQN=nqn.2026-12.io.purlin.test:auth
 H=$PURLIN_CFS/hosts/$HOSTNQN
-brd_create 64
+brd_create 64 2
 modprobe purlin
 mkdir "$H"
 mkdir "$PURLIN_CFS/subsystems/$NQN"
 purlin_ns $NQN 1 /dev/ram0
 purlin_port 1
 # A host that stalls must not hold a queue for long (the auth deadline).
-purlin_params 1 connect_timeout_ms=5000
+purlin_params 1 connect_timeout_ms=10000
 ln -s "$H" "$PURLIN_CFS/subsystems/$NQN/allowed_hosts/$HOSTNQN"
 purlin_link 1 $NQN
 base=$(purlin_live)
@@ -106,6 +106,33 @@ ndev=$(nvme_connect $NQN)
 fio_verify "$ndev" 4k 8 4M
 nvme_disconnect $NQN
 purlin_assert_idle "$base" "after the keyless host"
+
+log "hostile peer: nvmf-wire auth"
+# The wire client must authenticate as WHOST on $NQN (it never can: it has
+# no key); OPEN is open to any host, for its health checks.
+OPEN=nqn.2026-12.io.purlin.test:auth-open
+WHOST=nqn.2026-12.io.purlin.test:wire-host
+purlin_subsys $OPEN
+purlin_ns $OPEN 1 /dev/ram1
+mkdir "$PURLIN_CFS/hosts/$WHOST"
+gen 1 32 > "$PURLIN_CFS/hosts/$WHOST/dhchap_key"
+echo ffdhe2048 > "$PURLIN_CFS/hosts/$WHOST/dhchap_dhgroup"
+ln -s "$PURLIN_CFS/hosts/$WHOST" "$PURLIN_CFS/subsystems/$NQN/allowed_hosts/$WHOST"
+purlin_link 1 $OPEN
+wbase=$(purlin_live)
+kmark wire
+nvmf-wire -a $TRADDR -s 4420 -n $OPEN --auth-subnqn $NQN \
+	--auth-hostnqn $WHOST -t 300 auth 2>&1 | tee wire.txt
+grep -q "^PASS auth" wire.txt || fail "nvmf-wire auth: $(grep '^FAIL' wire.txt)"
+purlin_assert_idle "$wbase" "after the hostile peer"
+since_mark wire | grep -q "queue 0 not authenticated within 10000 ms" ||
+	fail "the target did not log the queue left half way"
+rm "$PURLIN_CFS/ports/1/subsystems/$OPEN"
+rm "$PURLIN_CFS/subsystems/$NQN/allowed_hosts/$WHOST"
+rmdir "$PURLIN_CFS/hosts/$WHOST"
+rmdir "$PURLIN_CFS/subsystems/$OPEN/namespaces/1"
+rmdir "$PURLIN_CFS/subsystems/$OPEN"
+purlin_assert_idle "$base" "after the hostile peer's subsystem went"
 
 if [ $host_auth = 0 ]; then
 	report "purlin-auth: host interop not run: this kernel's host has no DH-HMAC-CHAP"

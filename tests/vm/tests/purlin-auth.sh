@@ -91,7 +91,9 @@ put dhchap_ctrl_key "$C1"
 put dhchap_ctrl_key ""
 [ -z "$(cat "$H/dhchap_ctrl_key")" ] || fail "ctrl key not cleared"
 
+# The host side has DH-HMAC-CHAP when nvme-core needs nvme-auth (6.12: yes).
 host_auth=0
+modprobe nvme-rdma
 [ -d /sys/module/nvme_auth ] && host_auth=1
 
 log "a host that cannot authenticate is refused, nothing is held"

@@ -33,7 +33,8 @@ put() { printf '%s\n' "$2" > "$H/$1" || fail "$1 refused '$2'"; }
 refuse() {
 	local before
 	before=$(cat "$H/$1")
-	if printf '%s\n' "$2" > "$H/$1" 2> err.txt; then
+	# (dd says why a write failed; the shell's printf does not)
+	if printf '%s\n' "$2" | dd of="$H/$1" 2> err.txt; then
 		fail "$1 took '$2'"
 	fi
 	grep -q "Invalid argument" err.txt || { cat err.txt; fail "$1 '$2': not EINVAL"; }

@@ -593,9 +593,24 @@ void purlin_auth_sq_exit(struct purlin_sq *sq)
 	mutex_destroy(&sq->auth_lock);
 }
 
+static const char *const purlin_auth_reasons[] = {
+	[NVME_AUTH_DHCHAP_FAILURE_FAILED] = "authentication failed",
+	[NVME_AUTH_DHCHAP_FAILURE_NOT_USABLE] = "no DH-HMAC-CHAP in the Negotiate",
+	[NVME_AUTH_DHCHAP_FAILURE_CONCAT_MISMATCH] = "secure channel concatenation asked",
+	[NVME_AUTH_DHCHAP_FAILURE_HASH_UNUSABLE] = "the host does not offer dhchap_hash",
+	[NVME_AUTH_DHCHAP_FAILURE_DHGROUP_UNUSABLE] = "the host does not offer dhchap_dhgroup",
+	[NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD] = "incorrect payload",
+	[NVME_AUTH_DHCHAP_FAILURE_INCORRECT_MESSAGE] = "message out of order",
+};
+
 /* End the transaction with Failure1 (reason) on the next Receive. */
-static void purlin_auth_fail(struct purlin_sq_auth *a, u8 reason)
+static void purlin_auth_fail(struct purlin_sq *sq, u8 reason)
 {
+	struct purlin_sq_auth *a = sq->auth;
+
+	pr_info_ratelimited("controller %u (%s): queue %u: Failure1: %s\n",
+			    sq->ctrl->cntlid, sq->ctrl->hostnqn, sq->qid,
+			    purlin_auth_reasons[reason]);
 	a->step = PURLIN_AUTH_SEND_FAILURE1;
 	a->reason = reason;
 }
@@ -628,11 +643,11 @@ static void purlin_auth_negotiate(struct purlin_sq *sq, const u8 *buf,
 		return;
 	a->tid = le16_to_cpu(d->t_id);
 	if (d->sc_c) {
-		purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_CONCAT_MISMATCH);
+		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_CONCAT_MISMATCH);
 		return;
 	}
 	if (!d->napd || len < sizeof(*d) + d->napd * sizeof(*p)) {
-		purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
+		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
 		return;
 	}
 	for (i = 0; i < d->napd; i++) {
@@ -642,17 +657,17 @@ static void purlin_auth_negotiate(struct purlin_sq *sq, const u8 *buf,
 		}
 	}
 	if (!p) {
-		purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_NOT_USABLE);
+		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_NOT_USABLE);
 		return;
 	}
 	if (p->halen > 30 || p->dhlen > 30) {
-		purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
+		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
 		return;
 	}
 	if (!purlin_auth_host_settings(ctrl->hostnqn, &a->keys)) {
 		pr_info_ratelimited("controller %u (%s): authentication refused: the host has no key\n",
 				    ctrl->cntlid, ctrl->hostnqn);
-		purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_FAILED);
+		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_FAILED);
 		return;
 	}
 	for (i = 0; i < p->halen; i++)
@@ -660,11 +675,11 @@ static void purlin_auth_negotiate(struct purlin_sq *sq, const u8 *buf,
 	for (i = 0; i < p->dhlen; i++)
 		group_ok |= p->idlist[30 + i] == a->keys.dhgid;
 	if (!hash_ok) {
-		purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_HASH_UNUSABLE);
+		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_HASH_UNUSABLE);
 		return;
 	}
 	if (!group_ok) {
-		purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_DHGROUP_UNUSABLE);
+		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_DHGROUP_UNUSABLE);
 		return;
 	}
 	a->hash = purlin_auth_hash(a->keys.hash_id);
@@ -678,7 +693,7 @@ static void purlin_auth_negotiate(struct purlin_sq *sq, const u8 *buf,
 		if (ret) {
 			pr_warn_ratelimited("controller %u: %s: error %d\n",
 					    ctrl->cntlid, a->group->name, ret);
-			purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_FAILED);
+			purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_FAILED);
 			return;
 		}
 	}
@@ -696,30 +711,35 @@ static void purlin_auth_reply(struct purlin_sq *sq, const u8 *buf, u32 len)
 	u8 r1[PURLIN_DHCHAP_MAX_HASH];
 	int ret;
 
+	/*
+	 * S2 must be non-zero when the host asks the controller to
+	 * authenticate; without that it may be anything (Linux hosts since
+	 * 6.6 always send one).
+	 */
 	if (d->hl != hl || le16_to_cpu(d->dhvlen) != dhvlen ||
 	    len != sizeof(*d) + 2 * hl + dhvlen || d->cvalid > 1 ||
-	    (!d->cvalid && d->seqnum) || (d->cvalid && !d->seqnum)) {
-		purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
+	    (d->cvalid && !d->seqnum)) {
+		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
 		return;
 	}
 	if (d->cvalid && !a->keys.ctrl_key.len) {
 		pr_info_ratelimited("controller %u (%s): the host asks the controller to authenticate, and it has no dhchap_ctrl_key\n",
 				    ctrl->cntlid, ctrl->hostnqn);
-		purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_FAILED);
+		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_FAILED);
 		return;
 	}
 	if (a->group) {
 		if (!purlin_auth_dh_value_ok(a->group, y)) {
 			pr_info_ratelimited("controller %u (%s): invalid DH value\n",
 					    ctrl->cntlid, ctrl->hostnqn);
-			purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
+			purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
 			return;
 		}
 		a->skey = kzalloc(dhvlen, GFP_KERNEL);
 		ret = a->skey ? purlin_kpp_run(a->kpp, y, dhvlen, a->skey,
 					       dhvlen) : -ENOMEM;
 		if (ret) {
-			purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_FAILED);
+			purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_FAILED);
 			return;
 		}
 	}
@@ -730,7 +750,7 @@ static void purlin_auth_reply(struct purlin_sq *sq, const u8 *buf, u32 len)
 		pr_info_ratelimited("controller %u (%s): queue %u: authentication failed%s\n",
 				    ctrl->cntlid, ctrl->hostnqn, sq->qid,
 				    ret ? " (crypto error)" : "");
-		purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_FAILED);
+		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_FAILED);
 		return;
 	}
 	memzero_explicit(r1, sizeof(r1));
@@ -741,7 +761,7 @@ static void purlin_auth_reply(struct purlin_sq *sq, const u8 *buf, u32 len)
 					   ctrl->hostnqn,
 					   ctrl->subsys->subsysnqn, a->r2);
 		if (ret) {
-			purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_FAILED);
+			purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_FAILED);
 			return;
 		}
 	}
@@ -809,7 +829,7 @@ static u16 purlin_auth_host_msg(struct purlin_sq *sq, const u8 *buf, u32 len)
 	if (a->step == PURLIN_AUTH_SEND_FAILURE1)
 		return 0;		/* already failed: Failure1 is next */
 	if (le16_to_cpu(h->t_id) != a->tid) {
-		purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
+		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
 		return 0;
 	}
 	if (h->auth_type != NVME_AUTH_DHCHAP_MESSAGES)
@@ -819,7 +839,7 @@ static u16 purlin_auth_host_msg(struct purlin_sq *sq, const u8 *buf, u32 len)
 		if (a->step != PURLIN_AUTH_WAIT_REPLY)
 			goto bad_message;
 		if (len < sizeof(struct nvmf_auth_dhchap_reply_data)) {
-			purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
+			purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
 			return 0;
 		}
 		purlin_auth_reply(sq, buf, len);
@@ -835,7 +855,7 @@ static u16 purlin_auth_host_msg(struct purlin_sq *sq, const u8 *buf, u32 len)
 		goto bad_message;
 	}
 bad_message:
-	purlin_auth_fail(a, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_MESSAGE);
+	purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_MESSAGE);
 	return 0;
 }
 

@@ -36,7 +36,7 @@ exercise() {
 # pi_enable after inline_data_size).
 normalise() {
 	sed -e '/"ana_groups": \[\],*$/d' -e '/"ana_groups": \[$/,/^      \],*$/d' \
-	    -e '/"ana": {$/,/},*$/d' "$1" |
+	    -e '/"ana": {$/,/},*$/d' -e '/"dhchap": {$/,/},*$/d' "$1" |
 		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"\|"cq_mode"\|"poll_usecs"\|"poll_cpus"' |
 		sed 's/,$//'
 }

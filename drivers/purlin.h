@@ -578,6 +578,18 @@ static inline bool purlin_is_discovery(struct purlin_ctrl *ctrl)
 	return ctrl->subsys->type == PURLIN_SUBSYS_DISCOVERY;
 }
 
+/*
+ * The queue (with controller ctrl) belongs to a host the target knows:
+ * a controller of a normal subsystem, and authenticated if it must be.
+ * Anything else counts among a port's unauthenticated queues.
+ */
+static inline bool purlin_sq_admitted(struct purlin_sq *sq,
+				      struct purlin_ctrl *ctrl)
+{
+	return !purlin_is_discovery(ctrl) &&
+	       (!sq->auth_required || READ_ONCE(sq->authenticated));
+}
+
 /* Get Log Page length (NUMDL, NUMDU), or 0 when beyond what we move. */
 static inline u32 purlin_log_data_len(struct purlin_req *req)
 {

@@ -412,8 +412,8 @@ static bool prl_pending_add(struct prl_rdma_port *rport,
 }
 
 /*
- * Admin queues from queue's address on its port that have a controller of
- * a normal subsystem: what vouches for its I/O queues.
+ * Admitted admin queues (purlin_sq_admitted()) from queue's address on its
+ * port: what vouches for its I/O queues.
  */
 static unsigned int prl_vouchers(struct prl_rdma_port *rport,
 				 struct prl_rdma_queue *queue)

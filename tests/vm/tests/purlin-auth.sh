@@ -226,4 +226,62 @@ auth_ok "the new key after rotation" "hmac(sha256)" ffdhe2048 "$N1"
 fio_verify "$ndev" 4k 8 4M
 nvme_disconnect $NQN
 
+# outcome SVC NQN [nvme connect options]: "ok" (connected, then
+# disconnected) or nvme-cli's first line of error.
+outcome() {
+	local svc=$1 nqn=$2 out
+	shift 2
+	if out=$(timeout 120 nvme connect -t rdma -a $TRADDR -s "$svc" -n "$nqn" "$@" 2>&1); then
+		wait_for "nvme_dev_for $nqn"
+		nvme_disconnect "$nqn"
+		echo ok
+	else
+		echo "$out" | head -n1
+	fi
+}
+
+log "differential: the same keys and host against Linux's nvmet"
+NQN2=nqn.2026-12.io.purlin.test:auth-nvmet
+nvmet_export $NQN2 /dev/ram1 1 4421
+NH=$NVMET_CFS/hosts/$HOSTNQN
+echo 0 > "$NVMET_CFS/subsystems/$NQN2/attr_allow_any_host"
+mkdir "$NH"
+[ -f "$NH/dhchap_key" ] || fail "this kernel's nvmet has no dhchap_key"
+ln -s "$NH" "$NVMET_CFS/subsystems/$NQN2/allowed_hosts/$HOSTNQN"
+for a in "$H" "$NH"; do
+	echo "hmac(sha256)" > "$a/dhchap_hash"
+	echo ffdhe2048 > "$a/dhchap_dhgroup"
+	echo "$K1" > "$a/dhchap_key"
+	echo "$C1" > "$a/dhchap_ctrl_key"
+done
+ndiff=0
+for case in "right keys|--dhchap-secret=$K1 --dhchap-ctrl-secret=$C1" \
+	    "host key only|--dhchap-secret=$K1" \
+	    "wrong host key|--dhchap-secret=$K2" \
+	    "wrong controller key|--dhchap-secret=$K1 --dhchap-ctrl-secret=$K3" \
+	    "no key|"; do
+	desc=${case%%|*}
+	opts=${case#*|}
+	# shellcheck disable=SC2086 # options split on purpose
+	p=$(outcome 4420 $NQN $opts)
+	# shellcheck disable=SC2086
+	n=$(outcome 4421 $NQN2 $opts)
+	echo "$desc: Purlin '$p', nvmet '$n'"
+	if [ "$p" != "$n" ]; then
+		report "purlin-auth: $desc: Purlin '$p', nvmet '$n'"
+		ndiff=$((ndiff + 1))
+	fi
+done
+# Not a difference to fail on: a host asking the controller to
+# authenticate when no controller key is set is refused by Purlin.
+for a in "$H" "$NH"; do echo > "$a/dhchap_ctrl_key"; done
+p=$(outcome 4420 $NQN --dhchap-secret="$K1" --dhchap-ctrl-secret="$C1")
+n=$(outcome 4421 $NQN2 --dhchap-secret="$K1" --dhchap-ctrl-secret="$C1")
+report "purlin-auth: controller key asked, none set: Purlin '$p', nvmet '$n'"
+[ "$p" != ok ] || fail "Purlin let a host that asks for controller authentication in without a controller key"
+rm "$NVMET_CFS/subsystems/$NQN2/allowed_hosts/$HOSTNQN"
+rmdir "$NH"
+nvmet_unexport $NQN2 1
+[ $ndiff = 0 ] || fail "$ndiff outcomes differ from nvmet's"
+
 purlin_clear

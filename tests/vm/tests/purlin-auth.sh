@@ -17,8 +17,8 @@ mkdir "$H"
 mkdir "$PURLIN_CFS/subsystems/$NQN"
 purlin_ns $NQN 1 /dev/ram0
 purlin_port 1
-# A host that stalls must not hold a queue for long (the auth deadline).
-purlin_params 1 connect_timeout_ms=10000
+# The authentication deadline: ffdhe8192 takes about 8 s under TCG.
+purlin_params 1 connect_timeout_ms=30000
 ln -s "$H" "$PURLIN_CFS/subsystems/$NQN/allowed_hosts/$HOSTNQN"
 purlin_link 1 $NQN
 base=$(purlin_live)
@@ -122,16 +122,21 @@ mkdir "$PURLIN_CFS/hosts/$WHOST"
 gen 1 32 > "$PURLIN_CFS/hosts/$WHOST/dhchap_key"
 echo ffdhe2048 > "$PURLIN_CFS/hosts/$WHOST/dhchap_dhgroup"
 ln -s "$PURLIN_CFS/hosts/$WHOST" "$PURLIN_CFS/subsystems/$NQN/allowed_hosts/$WHOST"
-purlin_link 1 $OPEN
+# Port 2: a deadline of 10 s for the queue the wire client leaves half way.
+purlin_port 2 4422
+purlin_params 2 connect_timeout_ms=10000
+purlin_link 2 $OPEN
+purlin_link 2 $NQN
 wbase=$(purlin_live)
 kmark wire
-nvmf-wire -a $TRADDR -s 4420 -n $OPEN --auth-subnqn $NQN \
+nvmf-wire -a $TRADDR -s 4422 -n $OPEN --auth-subnqn $NQN \
 	--auth-hostnqn $WHOST -t 300 auth 2>&1 | tee wire.txt
 grep -q "^PASS auth" wire.txt || fail "nvmf-wire auth: $(grep '^FAIL' wire.txt)"
 purlin_assert_idle "$wbase" "after the hostile peer"
 since_mark wire | grep -q "queue 0 not authenticated within 10000 ms" ||
 	fail "the target did not log the queue left half way"
-rm "$PURLIN_CFS/ports/1/subsystems/$OPEN"
+rm "$PURLIN_CFS/ports/2/subsystems/$OPEN" "$PURLIN_CFS/ports/2/subsystems/$NQN"
+rmdir "$PURLIN_CFS/ports/2"
 rm "$PURLIN_CFS/subsystems/$NQN/allowed_hosts/$WHOST"
 rmdir "$PURLIN_CFS/hosts/$WHOST"
 rmdir "$PURLIN_CFS/subsystems/$OPEN/namespaces/1"

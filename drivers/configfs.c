@@ -97,17 +97,162 @@ static ssize_t purlin_strip(char *dst, size_t size, const char *page,
 
 /* ---- hosts ------------------------------------------------------------- */
 
+LIST_HEAD(purlin_hosts);
+
+static struct purlin_host *to_host(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct purlin_host, group);
+}
+
 static void purlin_host_release(struct config_item *item)
 {
-	kfree(container_of(to_config_group(item), struct purlin_host, group));
+	struct purlin_host *host = to_host(item);
+
+	purlin_host_auth_clear(&host->auth);
+	kfree(host);
 }
 
 static struct configfs_item_operations purlin_host_item_ops = {
 	.release = purlin_host_release,
 };
 
+/*
+ * dhchap_key, dhchap_ctrl_key: a DHHC-1 secret, or an empty line to remove
+ * the key.  A malformed secret is refused (-EINVAL, the reason in the
+ * kernel log) and the key stays as it was.  A new key is used from the
+ * next authentication on (new queues, re-authentication); connected
+ * controllers stay.  Reading: see purlin_dhchap_show().
+ */
+static ssize_t purlin_host_key_store(struct purlin_dhchap_key *key,
+				     const char *page, size_t count)
+{
+	struct purlin_dhchap_key *parsed;
+	int ret = 0;
+
+	parsed = kzalloc(sizeof(*parsed), GFP_KERNEL);
+	if (!parsed)
+		return -ENOMEM;
+	if (!sysfs_streq(page, ""))
+		ret = purlin_dhchap_parse(page, parsed);
+	if (!ret) {
+		down_write(&purlin_cfg_sem);
+		*key = *parsed;
+		up_write(&purlin_cfg_sem);
+	}
+	kfree_sensitive(parsed);
+	return ret ? ret : count;
+}
+
+static ssize_t purlin_host_key_show(struct purlin_dhchap_key *key, char *page)
+{
+	ssize_t ret;
+
+	down_read(&purlin_cfg_sem);
+	ret = purlin_dhchap_show(key, page);
+	up_read(&purlin_cfg_sem);
+	return ret;
+}
+
+static ssize_t purlin_host_dhchap_key_show(struct config_item *item,
+					   char *page)
+{
+	return purlin_host_key_show(&to_host(item)->auth.host_key, page);
+}
+
+static ssize_t purlin_host_dhchap_key_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	return purlin_host_key_store(&to_host(item)->auth.host_key, page,
+				     count);
+}
+
+static ssize_t purlin_host_dhchap_ctrl_key_show(struct config_item *item,
+						char *page)
+{
+	return purlin_host_key_show(&to_host(item)->auth.ctrl_key, page);
+}
+
+static ssize_t purlin_host_dhchap_ctrl_key_store(struct config_item *item,
+						 const char *page, size_t count)
+{
+	return purlin_host_key_store(&to_host(item)->auth.ctrl_key, page,
+				     count);
+}
+
+/* Secrets: root only (0600), unlike the other attributes. */
+#define PURLIN_SECRET_ATTR(_name)					\
+static struct configfs_attribute purlin_host_attr_##_name = {		\
+	.ca_name = __stringify(_name),					\
+	.ca_mode = 0600,						\
+	.ca_owner = THIS_MODULE,					\
+	.show = purlin_host_##_name##_show,				\
+	.store = purlin_host_##_name##_store,				\
+}
+
+PURLIN_SECRET_ATTR(dhchap_key);
+PURLIN_SECRET_ATTR(dhchap_ctrl_key);
+
+static ssize_t purlin_host_dhchap_hash_show(struct config_item *item,
+					    char *page)
+{
+	return sprintf(page, "%s\n",
+		       purlin_auth_hash_name(READ_ONCE(to_host(item)->auth.hash_id)));
+}
+
+/* dhchap_hash, dhchap_dhgroup: one of the names parse() knows. */
+static ssize_t purlin_host_auth_id_store(u8 *field, const char *page,
+					 size_t count,
+					 int (*parse)(const char *, u8 *),
+					 const char *what)
+{
+	u8 id;
+
+	if (parse(page, &id)) {
+		pr_info("%s\n", what);
+		return -EINVAL;
+	}
+	down_write(&purlin_cfg_sem);
+	*field = id;
+	up_write(&purlin_cfg_sem);
+	return count;
+}
+
+static ssize_t purlin_host_dhchap_hash_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	return purlin_host_auth_id_store(&to_host(item)->auth.hash_id, page,
+		count, purlin_auth_hash_parse,
+		"dhchap_hash: hmac(sha256), hmac(sha384) or hmac(sha512)");
+}
+CONFIGFS_ATTR(purlin_host_, dhchap_hash);
+
+static ssize_t purlin_host_dhchap_dhgroup_show(struct config_item *item,
+					       char *page)
+{
+	return sprintf(page, "%s\n",
+		       purlin_auth_dhgroup_name(READ_ONCE(to_host(item)->auth.dhgid)));
+}
+
+static ssize_t purlin_host_dhchap_dhgroup_store(struct config_item *item,
+						const char *page, size_t count)
+{
+	return purlin_host_auth_id_store(&to_host(item)->auth.dhgid, page,
+		count, purlin_auth_dhgroup_parse,
+		"dhchap_dhgroup: null, ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or ffdhe8192");
+}
+CONFIGFS_ATTR(purlin_host_, dhchap_dhgroup);
+
+static struct configfs_attribute *purlin_host_attrs[] = {
+	&purlin_host_attr_dhchap_key,
+	&purlin_host_attr_dhchap_ctrl_key,
+	&purlin_host_attr_dhchap_hash,
+	&purlin_host_attr_dhchap_dhgroup,
+	NULL,
+};
+
 static const struct config_item_type purlin_host_type = {
 	.ct_item_ops = &purlin_host_item_ops,
+	.ct_attrs = purlin_host_attrs,
 	.ct_owner = THIS_MODULE,
 };
 
@@ -122,7 +267,11 @@ static struct config_group *purlin_hosts_make(struct config_group *group,
 	host = kzalloc(sizeof(*host), GFP_KERNEL);
 	if (!host)
 		return ERR_PTR(-ENOMEM);
+	purlin_host_auth_init(&host->auth);
 	config_group_init_type_name(&host->group, name, &purlin_host_type);
+	down_write(&purlin_cfg_sem);
+	list_add_tail(&host->entry, &purlin_hosts);
+	up_write(&purlin_cfg_sem);
 	return &host->group;
 }
 
@@ -136,6 +285,7 @@ static void purlin_hosts_drop(struct config_group *group,
 
 	/* Forget the host everywhere it is allowed. */
 	down_write(&purlin_cfg_sem);
+	list_del(&host->entry);
 	list_for_each_entry(subsys, &purlin_subsystems, entry) {
 		list_for_each_entry_safe(l, tmp, &subsys->hosts, entry) {
 			if (l->host != host)

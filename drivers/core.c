@@ -124,6 +124,14 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 	}
 
 	WRITE_ONCE(sq->ctrl->ka_seen, true);
+	/* Until the queue has authenticated, only authentication runs. */
+	if (unlikely(sq->auth_required && !READ_ONCE(sq->authenticated)) &&
+	    (cmd->common.opcode != nvme_fabrics_command ||
+	     (cmd->fabrics.fctype != nvme_fabrics_type_auth_send &&
+	      cmd->fabrics.fctype != nvme_fabrics_type_auth_receive))) {
+		status = NVME_SC_AUTH_REQUIRED | PURLIN_DNR;
+		goto fail;
+	}
 	if (cmd->common.opcode == nvme_fabrics_command) {
 		status = purlin_parse_fabrics(req);
 		goto done;
@@ -264,6 +272,7 @@ int purlin_sq_init(struct purlin_sq *sq, struct purlin_port *port, u16 qid,
 	sq->sqhd_disabled = false;
 	sq->flags = 0;
 	memset(&sq->peer, 0, sizeof(sq->peer));
+	purlin_auth_sq_init(sq);
 	init_completion(&sq->free_done);
 	return percpu_ref_init(&sq->ref, purlin_sq_ref_release, 0, GFP_KERNEL);
 }
@@ -297,6 +306,7 @@ void purlin_sq_destroy(struct purlin_sq *sq)
 	percpu_ref_kill(&sq->ref);
 	wait_for_completion(&sq->free_done);
 	percpu_ref_exit(&sq->ref);
+	purlin_auth_sq_exit(sq);
 	if (!ctrl)
 		return;
 	mutex_lock(&ctrl->lock);
@@ -406,18 +416,25 @@ bool purlin_printable(const char *s)
 	return true;
 }
 
-/* Caller holds purlin_cfg_sem. */
-bool purlin_host_allowed(struct purlin_subsys *subsys, const char *hostnqn)
+/* The entry of hostnqn in subsys's allowed_hosts, if any; cfg_sem held. */
+struct purlin_host *purlin_subsys_host(struct purlin_subsys *subsys,
+				       const char *hostnqn)
 {
 	struct purlin_host_link *l;
 
 	lockdep_assert_held(&purlin_cfg_sem);
-	if (subsys->type == PURLIN_SUBSYS_DISCOVERY || subsys->allow_any_host)
-		return true;
 	list_for_each_entry(l, &subsys->hosts, entry)
 		if (!strcmp(purlin_host_nqn(l->host), hostnqn))
-			return true;
-	return false;
+			return l->host;
+	return NULL;
+}
+
+/* Caller holds purlin_cfg_sem. */
+bool purlin_host_allowed(struct purlin_subsys *subsys, const char *hostnqn)
+{
+	if (subsys->type == PURLIN_SUBSYS_DISCOVERY || subsys->allow_any_host)
+		return true;
+	return purlin_subsys_host(subsys, hostnqn);
 }
 
 /* ---- namespaces -------------------------------------------------------- */
@@ -693,7 +710,7 @@ static int purlin_cntlid_alloc(struct purlin_subsys *subsys)
  */
 u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 		      const char *hostnqn, const uuid_t *hostid, u32 kato,
-		      struct purlin_ctrl **ctrlp)
+		      bool auth, struct purlin_ctrl **ctrlp)
 {
 	struct purlin_ctrl *ctrl;
 	int id;
@@ -731,6 +748,8 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	if (subsys->type == PURLIN_SUBSYS_DISCOVERY && !ctrl->kato)
 		ctrl->kato = PURLIN_DISC_KATO_MS;
 	ctrl->sqs[0] = sq;
+	ctrl->auth_required = auth;
+	sq->auth_required = auth;
 	kref_get(&subsys->ref);
 	/* Published last: the transport reads other queues' ctrl locklessly. */
 	smp_store_release(&sq->ctrl, ctrl);
@@ -793,6 +812,7 @@ u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 			*bad_qid = true;
 		} else {
 			ctrl->sqs[sq->qid] = sq;
+			sq->auth_required = ctrl->auth_required;
 			kref_get(&ctrl->ref);
 			smp_store_release(&sq->ctrl, ctrl);
 			status = 0;

@@ -59,7 +59,9 @@ static u16 purlin_connect_admin(struct purlin_req *req,
 		goto put;
 	}
 	status = purlin_ctrl_alloc(subsys, sq, d->hostnqn, &d->hostid,
-				   le32_to_cpu(c->kato), &ctrl);
+				   le32_to_cpu(c->kato),
+				   purlin_auth_required(subsys, d->hostnqn),
+				   &ctrl);
 	up_read(&purlin_cfg_sem);
 	if (status)
 		goto put;
@@ -165,6 +167,11 @@ static void purlin_execute_connect(struct purlin_req *req)
 	 */
 	if (!status && (c->cattr & NVME_CONNECT_DISABLE_SQFLOW))
 		sq->sqhd_disabled = true;
+	/* The host must authenticate the queue before anything else. */
+	if (!status && sq->auth_required) {
+		req->cqe->result.u32 |= cpu_to_le32(NVME_CONNECT_AUTHREQ_ATR);
+		purlin_auth_connected(sq);
+	}
 out:
 	kfree(d);
 	/* A failed Connect may be retried (purlin_req_complete()). */
@@ -238,6 +245,9 @@ u16 purlin_parse_fabrics(struct purlin_req *req)
 
 	if (cmd->fabrics.fctype == nvme_fabrics_type_connect)
 		return NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR;	/* already connected */
+	if (cmd->fabrics.fctype == nvme_fabrics_type_auth_send ||
+	    cmd->fabrics.fctype == nvme_fabrics_type_auth_receive)
+		return purlin_parse_auth(req);
 	if (req->sq->qid != 0)
 		return NVME_SC_INVALID_OPCODE | PURLIN_DNR;
 	switch (cmd->fabrics.fctype) {

@@ -104,3 +104,5 @@ MODULE_DESCRIPTION("Purlin NVMe over Fabrics RDMA target");
 MODULE_AUTHOR("The Purlin developers");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(PURLIN_VERSION);
+/* DH-HMAC-CHAP (auth.c): hashes and Diffie-Hellman from the crypto API. */
+MODULE_SOFTDEP("pre: crypto-hmac crypto-sha256 crypto-sha512 crypto-dh");

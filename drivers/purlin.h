@@ -23,6 +23,7 @@
 #include <linux/xarray.h>
 
 #include "compat.h"
+#include "auth.h"
 
 #define PURLIN_DISC_NQN			"nqn.2014-08.org.nvmexpress.discovery"
 
@@ -139,11 +140,17 @@ struct purlin_transport_ops {
 	void (*queue_response)(struct purlin_req *req);
 	/* Start disconnecting every queue of ctrl; does not wait. */
 	void (*delete_ctrl)(struct purlin_ctrl *ctrl);
+	/* Start disconnecting one queue; does not wait; any context. */
+	void (*disconnect_sq)(struct purlin_sq *sq);
 };
 
 struct purlin_host {
 	struct config_group group;	/* item name is the host NQN */
+	struct list_head entry;		/* purlin_hosts, cfg_sem */
+	struct purlin_host_auth auth;	/* DH-HMAC-CHAP settings, cfg_sem */
 };
+
+extern struct list_head purlin_hosts;
 
 static inline const char *purlin_host_nqn(struct purlin_host *h)
 {
@@ -324,6 +331,20 @@ struct purlin_sq {
 	/* One per request from purlin_req_init() to purlin_req_free(). */
 	struct percpu_ref ref;
 	struct completion free_done;
+
+	/*
+	 * DH-HMAC-CHAP (auth.c).  auth_required is set by the queue's
+	 * Connect before sq->ctrl is published; authenticated is written
+	 * under auth_lock and read locklessly by purlin_req_init(); auth is
+	 * the transaction in progress, under auth_lock.  auth_timeout ends a
+	 * queue that is not authenticated in time, and frees a transaction
+	 * a host left half way.
+	 */
+	bool auth_required;
+	bool authenticated;
+	struct mutex auth_lock;
+	struct purlin_sq_auth *auth;
+	struct delayed_work auth_timeout;
 };
 
 struct purlin_ctrl {
@@ -335,6 +356,7 @@ struct purlin_ctrl {
 	char hostnqn[NVMF_NQN_FIELD_LEN];
 	uuid_t hostid;
 	struct sockaddr_storage host_addr;	/* its admin queue's peer */
+	bool auth_required;		/* the host has a DH-HMAC-CHAP key */
 
 	/* Guards the fields below. */
 	struct mutex lock;
@@ -439,6 +461,8 @@ void purlin_subsys_del_ctrls(struct purlin_subsys *subsys);
 struct purlin_subsys *purlin_find_subsys(struct purlin_port *port,
 					 const char *nqn);
 bool purlin_host_allowed(struct purlin_subsys *subsys, const char *hostnqn);
+struct purlin_host *purlin_subsys_host(struct purlin_subsys *subsys,
+				       const char *hostnqn);
 bool purlin_printable(const char *s);
 extern struct purlin_subsys *purlin_disc_subsys;
 extern char purlin_disc_nqn[NVMF_NQN_SIZE + 1];
@@ -458,7 +482,7 @@ void purlin_port_disable(struct purlin_port *port);
 
 u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 		      const char *hostnqn, const uuid_t *hostid, u32 kato,
-		      struct purlin_ctrl **ctrlp);
+		      bool auth, struct purlin_ctrl **ctrlp);
 u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 			     const char *hostnqn, const uuid_t *hostid,
 			     struct purlin_sq *sq, bool *bad_qid);
@@ -557,6 +581,18 @@ void purlin_rdma_exit(void);
 static inline bool purlin_is_discovery(struct purlin_ctrl *ctrl)
 {
 	return ctrl->subsys->type == PURLIN_SUBSYS_DISCOVERY;
+}
+
+/*
+ * The queue (with controller ctrl) belongs to a host the target knows:
+ * a controller of a normal subsystem, and authenticated if it must be.
+ * Anything else counts among a port's unauthenticated queues.
+ */
+static inline bool purlin_sq_admitted(struct purlin_sq *sq,
+				      struct purlin_ctrl *ctrl)
+{
+	return !purlin_is_discovery(ctrl) &&
+	       (!sq->auth_required || READ_ONCE(sq->authenticated));
 }
 
 /* Get Log Page length (NUMDL, NUMDU), or 0 when beyond what we move. */

@@ -360,15 +360,15 @@ static bool prl_same_addr(const struct sockaddr_storage *a,
 
 /*
  * Count queue among the port's unauthenticated queues (no controller yet,
- * or a discovery controller: anyone may have one), unless the port or the
- * peer's address is at its limit.  Queues that got a controller of a
- * normal subsystem meanwhile are dropped from the list here.  sq.ctrl is
+ * a discovery controller: anyone may have one, or a host that has not
+ * authenticated the queue yet), unless the port or the
+ * peer's address is at its limit.  Queues admitted meanwhile
+ * (purlin_sq_admitted()) are dropped from the list here.  sq.ctrl is
  * only cleared after the queue left the list.
  *
  * A Linux host connects all its I/O queues at the RDMA CM before it sends
  * any of their Fabrics Connects.  An I/O queue from an address that already
- * has an admin queue with a controller of a normal subsystem on this port
- * is vouched for: those count apart, up to PURLIN_MAX_QID per such admin
+ * has an admitted admin queue on this port is vouched for: those count apart, up to PURLIN_MAX_QID per such admin
  * queue, so a many-core host is not refused by the per-address limit.
  */
 static bool prl_pending_add(struct prl_rdma_port *rport,
@@ -384,7 +384,7 @@ static bool prl_pending_add(struct prl_rdma_port *rport,
 	list_for_each_entry_safe(q, tmp, &rport->pending, pending_entry) {
 		struct purlin_ctrl *ctrl = smp_load_acquire(&q->sq.ctrl);
 
-		if (ctrl && !purlin_is_discovery(ctrl)) {
+		if (ctrl && purlin_sq_admitted(&q->sq, ctrl)) {
 			list_del_init(&q->pending_entry);
 			if (!q->vouched)
 				rport->nr_pending--;
@@ -412,8 +412,8 @@ static bool prl_pending_add(struct prl_rdma_port *rport,
 }
 
 /*
- * Admin queues from queue's address on its port that have a controller of
- * a normal subsystem: what vouches for its I/O queues.
+ * Admitted admin queues (purlin_sq_admitted()) from queue's address on its
+ * port: what vouches for its I/O queues.
  */
 static unsigned int prl_vouchers(struct prl_rdma_port *rport,
 				 struct prl_rdma_queue *queue)
@@ -428,7 +428,7 @@ static unsigned int prl_vouchers(struct prl_rdma_port *rport,
 		struct purlin_ctrl *ctrl = smp_load_acquire(&q->sq.ctrl);
 
 		if (q->rport == rport && !q->host_qid && ctrl &&
-		    !purlin_is_discovery(ctrl) && !prl_queue_dying(q) &&
+		    purlin_sq_admitted(&q->sq, ctrl) && !prl_queue_dying(q) &&
 		    prl_same_addr(&q->peer_addr, &queue->peer_addr))
 			n++;
 	}

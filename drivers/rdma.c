@@ -253,6 +253,11 @@ static void prl_delete_ctrl(struct purlin_ctrl *ctrl)
 	mutex_unlock(&prl_lock);
 }
 
+static void prl_disconnect_sq(struct purlin_sq *sq)
+{
+	prl_queue_disconnect(container_of(sq, struct prl_rdma_queue, sq));
+}
+
 const struct purlin_transport_ops prl_rdma_ops = {
 	.name = "rdma",
 	.trtype = NVMF_TRTYPE_RDMA,
@@ -260,6 +265,7 @@ const struct purlin_transport_ops prl_rdma_ops = {
 	.remove_port = prl_remove_port,
 	.queue_response = prl_queue_response,
 	.delete_ctrl = prl_delete_ctrl,
+	.disconnect_sq = prl_disconnect_sq,
 };
 
 /* ---- device removal ---------------------------------------------------- */

@@ -143,7 +143,7 @@ if [ -z "${CHECK_KVER:-}" ]; then
 		result FAIL "build-module-$K" "see build/modules/$K/build.log"
 	else
 		result PASS "build-module-$K"
-		KVER=$K MODROOT=$R PURLIN_KO=$ko tests/vm/run purlin-load \
+		KVER=$K MODROOT=$R PURLIN_KO=$ko tests/vm/run purlin-load purlin-auth \
 			purlin-connect purlin-discovery reference-nvmet 2>&1 |
 			sed 's/^\(PASS\|FAIL\|SKIP\) /\1 6.12:/' | tee "$logdir/vm-6.12.log"
 		vrc=${PIPESTATUS[0]}

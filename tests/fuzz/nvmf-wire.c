@@ -56,6 +56,9 @@ struct ctx {
 	unsigned int duration_s;
 	int max_pending;
 	int queues;		/* rnr-*: queues stalled at once */
+	/* auth: a subsystem and host that must authenticate. */
+	const char *auth_subnqn;
+	const char *auth_hostnqn;
 };
 
 static void note(struct ctx *c, const char *fmt, ...)
@@ -2334,6 +2337,23 @@ out:
 
 /* ---- runner ---------------------------------------------------------------------- */
 
+/* ---- auth (by name) ----------------------------------------------------------- */
+
+static int sc_auth(struct ctx *c)
+{
+	struct nw_target t = c->t;
+
+	if (!c->auth_subnqn || !c->auth_hostnqn) {
+		failf(c, "needs --auth-subnqn and --auth-hostnqn");
+		return -1;
+	}
+	t.subnqn = c->auth_subnqn;
+	t.hostnqn = c->auth_hostnqn;
+	if (nw_auth_hostile(&t, nw_scaled_ms(30000), c->why, sizeof(c->why)))
+		return -1;
+	return healthy(c, "after the hostile authentication");
+}
+
 static const struct scenario {
 	const char *name;
 	int (*fn)(struct ctx *c);
@@ -2378,6 +2398,9 @@ static const struct scenario {
 	  true },
 	{ "disc-ioq", sc_disc_ioq,
 	  "(by name) the discovery controller takes no I/O queue; admin queues hold at most 32",
+	  true },
+	{ "auth", sc_auth,
+	  "(by name) DH-HMAC-CHAP out of order, bad lengths, t_id, replays, DH values 0/1/p-1/p, a peer stopping half way",
 	  true },
 	{ "small-defects", sc_small_defects,
 	  "(by name) Connect retry after a bad SGL, LPO past the end, Flush NSID ~0, control characters, responder resources 0",
@@ -2476,6 +2499,8 @@ int main(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'U' },
 		{ "max-pending", required_argument, NULL, 'P' },
 		{ "queues", required_argument, NULL, 'Q' },
+		{ "auth-subnqn", required_argument, NULL, 'Y' },
+		{ "auth-hostnqn", required_argument, NULL, 'Z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctx c = { .max_pending = 16, .queues = 1 };
@@ -2506,6 +2531,8 @@ int main(int argc, char **argv)
 		case 's': c.t.svc = optarg; break;
 		case 'n': c.t.subnqn = optarg; break;
 		case 'H': c.t.hostnqn = optarg; break;
+		case 'Y': c.auth_subnqn = optarg; break;
+		case 'Z': c.auth_hostnqn = optarg; break;
 		case 't': scenario_timeout = (unsigned int)atoi(optarg); break;
 		case 'M': nw_use_mw = false; break;
 		case 'v': nw_verbose++; break;

@@ -414,6 +414,13 @@ int nw_ns_info(struct nw_queue *admin, uint32_t nsid, struct nw_ns *ns);
 void nw_rw_sqe(struct nvme_sqe *sqe, uint8_t opcode, uint32_t nsid,
 	       uint64_t slba, uint32_t nlb);
 
+/*
+ * auth-wire.c: the hostile DH-HMAC-CHAP peer against t (which must require
+ * authentication, group ffdhe2048); findings appended to why.  0 or -1.
+ */
+int nw_auth_hostile(const struct nw_target *t, int drop_ms, char *why,
+		    size_t whylen);
+
 /* ---- randomized mode (fuzz.c) ---------------------------------------------- */
 
 struct nw_fuzz_opts {

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cfs.h"
+#include "dhchap.h"
 #include "harness.h"
 
 enum fake_target fake_target;
@@ -1168,6 +1169,49 @@ static const struct fake_attr root_attrs[] = {
 	{ NULL, NULL, NULL, 0, NULL },
 };
 
+/* hosts/<nqn>/dhchap_*: Purlin's (Debian 6.1's nvmet has no authentication). */
+static int st_dhchap_key(struct fake_ctx *c)
+{
+	char buf[PL_DHCHAP_MAX_STR];
+
+	if (p_strip(c->val, sizeof(buf), buf) < 0 || pl_check_dhchap_secret(buf))
+		return -EINVAL;
+	snprintf(c->out, PATH_MAX, "%s", buf);
+	return 0;
+}
+
+static int st_dhchap_hash(struct fake_ctx *c)
+{
+	static const char *const names[] = {
+		"hmac(sha256)", "hmac(sha384)", "hmac(sha512)", NULL,
+	};
+	char buf[24];
+
+	if (p_strip(c->val, sizeof(buf), buf) <= 0)
+		return -EINVAL;
+	return pick(c, buf, names);
+}
+
+static int st_dhchap_dhgroup(struct fake_ctx *c)
+{
+	static const char *const names[] = {
+		"null", "ffdhe2048", "ffdhe3072", "ffdhe4096", "ffdhe6144", "ffdhe8192", NULL,
+	};
+	char buf[24];
+
+	if (p_strip(c->val, sizeof(buf), buf) <= 0)
+		return -EINVAL;
+	return pick(c, buf, names);
+}
+
+static const struct fake_attr host_attrs[] = {
+	{ "dhchap_key", "", NULL, 0600, st_dhchap_key },
+	{ "dhchap_ctrl_key", "", NULL, 0600, st_dhchap_key },
+	{ "dhchap_hash", "hmac(sha256)", NULL, RW, st_dhchap_hash },
+	{ "dhchap_dhgroup", "null", NULL, RW, st_dhchap_dhgroup },
+	{ NULL, NULL, NULL, 0, NULL },
+};
+
 static const struct fake_attr subsys_attrs[] = {
 	{ "attr_allow_any_host", "0", "0", RW, st_allow_any_host },
 	{ "attr_serial", "1a2b3c4d5e6f7081", "1a2b3c4d5e6f70819a0b", RW, st_serial },
@@ -1238,6 +1282,8 @@ static const struct fake_attr *attrs_of(enum fake_kind kind)
 	switch (kind) {
 	case FK_ROOT:
 		return root_attrs;
+	case FK_HOST:
+		return host_attrs;
 	case FK_SUBSYS:
 		return subsys_attrs;
 	case FK_NS:

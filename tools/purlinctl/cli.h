@@ -134,6 +134,10 @@ extern const struct pl_object pl_obj_port;
 extern const struct pl_object pl_obj_host;
 extern const struct pl_object pl_obj_referral;
 extern const struct pl_object pl_obj_ana;
+
+/* host.c: DH-HMAC-CHAP keys are masked in what show prints, unless asked. */
+extern bool pl_show_secrets;
+void pl_node_mask_secrets(struct pl_node *node);
 extern const struct pl_object pl_obj_save;
 extern const struct pl_object pl_obj_restore;
 extern const struct pl_object pl_obj_diff;

@@ -401,6 +401,21 @@ static int read_stream(FILE *f, char **out)
 	return 0;
 }
 
+/* Does any host of the tree carry a DH-HMAC-CHAP key? */
+static bool has_secrets(const struct pl_node *root)
+{
+	const struct pl_nodes *hosts = &root->kids[0];
+
+	for (size_t i = 0; i < hosts->n; i++) {
+		const char *k = pl_get(hosts->v[i], "dhchap_key");
+		const char *c = pl_get(hosts->v[i], "dhchap_ctrl_key");
+
+		if ((k && *k) || (c && *c))
+			return true;
+	}
+	return false;
+}
+
 int pl_conf_load(const char *file, struct pl_node **root)
 {
 	bool std = !strcmp(file, "-");
@@ -414,9 +429,9 @@ int pl_conf_load(const char *file, struct pl_node **root)
 		pl_err_obj(file, "open", -ret);
 		return ret;
 	}
-	if (!std) {
-		struct stat st;
+	struct stat st = { 0 };
 
+	if (!std) {
 		if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
 			fclose(f);
 			pl_err("%s: is a directory, not a configuration file", file);
@@ -432,6 +447,9 @@ int pl_conf_load(const char *file, struct pl_node **root)
 	}
 	ret = pl_conf_parse(text, source, root);
 	free(text);
+	if (!ret && (st.st_mode & 077) && has_secrets(*root))
+		pl_err("warning: %s holds DH-HMAC-CHAP secrets and is readable by others (mode %04o); chmod 600 it",
+		       file, (unsigned int)(st.st_mode & 07777));
 	return ret;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dhchap.h"
 #include "model.h"
 
 static const char *check_u16_hex(const char *s)
@@ -69,6 +70,8 @@ static const char *check_subsys(const struct pl_node *node, const char **field)
 /* nvmetcli saves the root's "discovery" group: discovery_nqn. */
 static const char *const root_groups[] = { "discovery", NULL };
 static const char *const subsys_groups[] = { "attr", NULL };
+/* nvmetcli saves these as the host's "dhchap" group: key, ctrl_key, hash, dhgroup. */
+static const char *const host_groups[] = { "dhchap", NULL };
 static const char *const ns_groups[] = { "device", "ana", "resv", NULL };
 static const char *const port_groups[] = { "addr", "param", NULL };
 static const char *const addr_groups[] = { "addr", NULL };
@@ -95,6 +98,14 @@ static const struct pl_attr_spec subsys_attrs[] = {
 	{ "attr_cntlid_max", pl_check_cntlid, PL_CMP_NUM, true },
 	{ "attr_qid_max", pl_check_qid_max, PL_CMP_NUM, true },
 	{ "attr_pi_enable", pl_check_bool, PL_CMP_NUM, true },
+	{ NULL, NULL, PL_CMP_STR, false },
+};
+
+static const struct pl_attr_spec host_attrs[] = {
+	{ "dhchap_key", pl_check_dhchap_secret, PL_CMP_STR, true },
+	{ "dhchap_ctrl_key", pl_check_dhchap_secret, PL_CMP_STR, true },
+	{ "dhchap_hash", pl_check_dhchap_hash, PL_CMP_STR, true },
+	{ "dhchap_dhgroup", pl_check_dhchap_dhgroup, PL_CMP_STR, true },
 	{ NULL, NULL, PL_CMP_STR, false },
 };
 
@@ -162,6 +173,8 @@ static const struct pl_type_spec specs[PL_NTYPES] = {
 		.json_id = "nqn",
 		.check_id = pl_check_nqn,
 		.warn_id = pl_warn_nqn_form,
+		.groups = host_groups,
+		.attrs = host_attrs,
 	},
 	[PL_SUBSYS] = {
 		.label = "subsys",

@@ -527,6 +527,7 @@ int pl_verb_show(struct pl_ctx *ctx, struct pl_node *want)
 
 	if (ret)
 		return ret;
+	pl_node_mask_secrets(have);
 	pl_print_start(ctx->json);
 	show_node(have);
 	pl_print_end();

@@ -37,7 +37,7 @@ exercise() {
 normalise() {
 	# 6.1's nvmet has no root discovery_nqn: the "discovery" group is Purlin's here
 	sed -e '/"ana_groups": \[\],*$/d' -e '/"ana_groups": \[$/,/^      \],*$/d' \
-	    -e '/"ana": {$/,/},*$/d' -e '/^  "discovery": {$/,/^  },*$/d' "$1" |
+	    -e '/"ana": {$/,/},*$/d' -e '/"dhchap": {$/,/},*$/d' -e '/^  "discovery": {$/,/^  },*$/d' "$1" |
 		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"\|"cq_mode"\|"poll_usecs"\|"poll_cpus"' |
 		sed 's/,$//'
 }

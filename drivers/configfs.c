@@ -936,17 +936,17 @@ static ssize_t purlin_subsys_controllers_show(struct config_item *item,
 			queues += !!ctrl->sqs[q];
 		mutex_unlock(&ctrl->lock);
 		purlin_stats_sum(ctrl->stats, &sum);
-		n += scnprintf(page + n, PAGE_SIZE - n, "cntlid=%u host=%s ",
-			       ctrl->cntlid, ctrl->hostnqn);
-		if (ctrl->host_addr.ss_family == AF_INET ||
-		    ctrl->host_addr.ss_family == AF_INET6)
-			n += scnprintf(page + n, PAGE_SIZE - n, "addr=%pISc ",
-				       &ctrl->host_addr);
 		n += scnprintf(page + n, PAGE_SIZE - n,
-			       "port=%u queues=%d kato_ms=%u ",
+			       "cntlid=%u host=%s port=%u queues=%d kato_ms=%u ",
+			       ctrl->cntlid, ctrl->hostnqn,
 			       le16_to_cpu(ctrl->port->disc_addr.portid),
 			       queues, READ_ONCE(ctrl->kato));
 		n += purlin_stats_show(&sum, page + n, PAGE_SIZE - n - 1);
+		/* Last: the keys before it keep their places for old parsers. */
+		if (ctrl->host_addr.ss_family == AF_INET ||
+		    ctrl->host_addr.ss_family == AF_INET6)
+			n += scnprintf(page + n, PAGE_SIZE - n - 1, " addr=%pISc",
+				       &ctrl->host_addr);
 		page[n++] = '\n';
 	}
 	mutex_unlock(&subsys->lock);

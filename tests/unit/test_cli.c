@@ -836,8 +836,8 @@ static void test_status(void **state)
 	(void)state;
 	build_small_config();
 	tree_write("subsystems/" S1 "/controllers",
-		   "cntlid=7 host=" H1 " addr=192.0.2.77 port=1 queues=3 kato_ms=5000 read_cmds=0 read_bytes=0 "
-		   "write_cmds=0 write_bytes=0 errors=0\n");
+		   "cntlid=7 host=" H1 " port=1 queues=3 kato_ms=5000 read_cmds=0 read_bytes=0 "
+		   "write_cmds=0 write_bytes=0 errors=0 addr=192.0.2.77\n");
 	assert_ok("status");
 	assert_has(cli_out, "purlin at ");
 	assert_has(cli_out, "discovery NQN nqn.2014-08.org.nvmexpress.discovery\n");

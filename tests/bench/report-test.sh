@@ -180,6 +180,27 @@ fi
 sed -i '$s/^total .*/total 1/' "$tmp/insn/insn/insn.snap.1"
 refused "a truncated snapshot" "$tmp/insn/raw.txt" "$tmp/insn-bad" "do not add up"
 
+# Owners (the module whose code ran before a kernel image block): memcpy's
+# 4000 instructions, 1000 after soft-RoCE's code (NIC), 2000 after
+# Purlin's and 1000 after none (both the target's, as memcpy's own class).
+ireport=$top/build/bench/insn-report
+printf 'ffffffff81005010 4000 rdma_rxe=1000 purlin=2000\nffffffffc0001000 500\ntotal 4500\n' > "$tmp/own.snap"
+got=$("$ireport" -t 3 "$here/data/insn/kallsyms.nullblk" "$tmp/own.snap" 1 2>&1)
+for want in "insn=4500 user=0 nic=1000 host=0 tgt=3500 tgt_target=500 " "tgt_mem=3000 " \
+	"FN memcpy vmlinux tgt/mem 3000" "FN memcpy vmlinux nic 1000" "FN purlin_rdma_recv_done purlin tgt/target 500"; do
+	case "$got" in
+	*"$want"*) echo "PASS bench-report: owners: $want" ;;
+	*) echo "FAIL bench-report: owners: no '$want' in: $got"; fails=$((fails + 1)) ;;
+	esac
+done
+printf 'ffffffff81005010 4000 rdma_rxe=5000\ntotal 4000\n' > "$tmp/own-bad.snap"
+if got=$("$ireport" "$here/data/insn/kallsyms.nullblk" "$tmp/own-bad.snap" 1 2>&1); then
+	echo "FAIL bench-report: owners: a share larger than its count was accepted: $got"
+	fails=$((fails + 1))
+else
+	echo "PASS bench-report: owners: a share larger than its count is refused"
+fi
+
 # A report without its INFO line is refused.
 grep -v '^INFO ' "$here/data/raw-profile.txt" > "$tmp/raw-bad.txt"
 refused "a report without INFO" "$tmp/raw-bad.txt" "$tmp/bad" "no INFO line"

@@ -352,8 +352,12 @@ export_case() {
 	*) purlin_export $NQ_A-$1 "$ba" 2 4420 "$PARAMS_A" > /dev/null ;;
 	esac
 	purlin_export $NQ_B-$1 "$bb" 1 4421 "$PARAMS_B" > /dev/null
-	# Every module of the case is loaded: the map of its instructions.
-	[ "$INSN" = 1 ] && cat /proc/kallsyms > /share/kallsyms.$1
+	# Every module of the case is loaded: the map of its instructions,
+	# and the module ranges the plugin charges kernel work to.
+	if [ "$INSN" = 1 ]; then
+		cat /proc/kallsyms > /share/kallsyms.$1
+		cat /proc/modules > /share/.insn.modules && mv /share/.insn.modules /share/insn.modules
+	fi
 	echo "$ba $bb $(cat /sys/module/purlin/version)"
 }
 

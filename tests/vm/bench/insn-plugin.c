@@ -8,17 +8,28 @@
  *
  * Every translation block adds its instruction count to a counter kept per
  * start address (kernel addresses; all user-space code shares one counter,
- * address 0) each time it runs, through QEMU's inline add, so counting costs
- * one host add per block.  A block left early (an exception) still counts
- * whole.  The adds are not atomic across vCPU threads: run a guest of more
- * than one vCPU with -accel tcg,thread=single when counting.
+ * address 0) each time it runs.  A block left early (an exception) still counts
+ * whole.
+ *
+ * Owners: a block of the kernel image is also counted by the module whose
+ * code ran last before it (its "owner": the kernel code a module calls, or
+ * that runs after it, until user space or another module runs), so the
+ * kernel work a module causes can be charged to it (the socket buffers
+ * soft-RoCE allocates and zeroes, the block layer under a target).  The
+ * modules are those of DIR/insn.modules (a copy of the guest's
+ * /proc/modules read as root), read again at every request.
  *
  * The guest asks for snapshots through DIR (a 9p share): it creates
  * DIR/insn.req.N (N = 1, 2, ... in order) holding "mark" or "dump".  The
  * plugin answers with DIR/insn.snap.N: empty for mark; for dump, one line
- * "ADDRESS COUNT" (hex, decimal) per address that ran since the previous
+ * "ADDRESS COUNT [MODULE=COUNT ...]" (hex, decimal; the owners' shares of
+ * COUNT, the rest having none) per address that ran since the previous
  * request, then "total COUNT".  It removes the request when the answer is
  * in place, and the guest waits for the answer.
+ *
+ * Every block runs a callback (the owner must be followed as blocks run),
+ * which slows the guest down about twofold; counting assumes one vCPU
+ * thread (-accel tcg,thread=single).
  *
  * QEMU 7.2's plugin API is version 1; Debian ships no qemu-plugin.h, so the
  * few declarations used are below.
@@ -37,15 +48,20 @@
 typedef uint64_t qemu_plugin_id_t;
 struct qemu_info_t;
 struct qemu_plugin_tb;
-enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
+enum qemu_plugin_cb_flags {
+	QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_CB_RW_REGS
+};
+typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index,
+					    void *userdata);
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
 					       struct qemu_plugin_tb *tb);
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
 					   qemu_plugin_vcpu_tb_trans_cb_t cb);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
-					      enum qemu_plugin_op op,
-					      void *ptr, uint64_t imm);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
+					  qemu_plugin_vcpu_udata_cb_t cb,
+					  enum qemu_plugin_cb_flags flags,
+					  void *userdata);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
@@ -58,11 +74,38 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 /* Kernel text of an x86-64 guest lies at and above this address. */
 #define KERNEL_MIN 0xffff800000000000ULL
 
+/* Owners: module names, in the order first seen; 0 is "none". */
+#define MAX_OWNERS 64
+
 struct counter {
 	uint64_t addr;
+	uint32_t n_insns;	/* of the block */
+	int owner;		/* a module's block: its owner id, else 0 */
+	unsigned int ver;	/* of the module table owner was found in */
 	uint64_t count;		/* added to by the guest's blocks */
 	uint64_t seen;		/* count at the previous request */
+	/* A kernel image block: counts by owner, and at the last request. */
+	uint64_t *own, *own_seen;
 };
+
+struct module_range {
+	uint64_t start, end;
+	int owner;
+};
+
+struct module_table {
+	unsigned int ver;
+	size_t n;
+	struct module_range r[];
+};
+
+static char *owner_name[MAX_OWNERS];
+static int nowners = 1;
+/* Swapped whole by the watcher; read by the vCPU thread. */
+static struct module_table *modules;
+static unsigned int modules_ver;
+/* The owner of the kernel image blocks running now (vCPU thread). */
+static int cur_owner;
 
 #define CHUNK 65536
 
@@ -139,19 +182,147 @@ static struct counter *counter_of(uint64_t addr)
 	return c;
 }
 
+/* The owner id of a module block at addr under table t, 0 if none. */
+static int module_owner(const struct module_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t ? t->n : 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (addr < t->r[mid].start)
+			hi = mid;
+		else if (addr >= t->r[mid].end)
+			lo = mid + 1;
+		else
+			return t->r[mid].owner;
+	}
+	return 0;
+}
+
+/* A block ran (the vCPU thread). */
+static void tb_exec(unsigned int vcpu, void *udata)
+{
+	struct counter *c = udata;
+	const struct module_table *t;
+
+	(void)vcpu;
+	__atomic_store_n(&c->count, c->count + c->n_insns, __ATOMIC_RELAXED);
+	if (c->addr < KERNEL_MIN) {
+		cur_owner = 0;
+		return;
+	}
+	t = __atomic_load_n(&modules, __ATOMIC_ACQUIRE);
+	if (t && c->ver != t->ver) {
+		c->owner = module_owner(t, c->addr);
+		c->ver = t->ver;
+	}
+	if (c->owner) {
+		cur_owner = c->owner;
+		return;
+	}
+	if (!cur_owner)
+		return;
+	if (!c->own) {
+		uint64_t *o = calloc(2 * MAX_OWNERS, sizeof(*o));
+
+		if (!o)
+			die("out of memory");
+		c->own_seen = o + MAX_OWNERS;
+		__atomic_store_n(&c->own, o, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&c->own[cur_owner], c->own[cur_owner] + c->n_insns,
+			 __ATOMIC_RELAXED);
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	uint64_t addr = qemu_plugin_tb_vaddr(tb);
+	uint32_t n = qemu_plugin_tb_n_insns(tb);
 	struct counter *c;
 
 	(void)id;
+	/*
+	 * User space is counted as one, but its blocks differ in size: one
+	 * counter per size, keyed by it (below KERNEL_MIN; dumped as 0).
+	 */
 	if (addr < KERNEL_MIN)
-		addr = 0;
+		addr = n;
 	pthread_mutex_lock(&lock);
 	c = counter_of(addr);
+	c->n_insns = n;
 	pthread_mutex_unlock(&lock);
-	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-						 &c->count, qemu_plugin_tb_n_insns(tb));
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS, c);
+}
+
+/* The owner id of a module name, registered on first sight; 0 if full. */
+static int owner_id(const char *name)
+{
+	int i;
+
+	for (i = 1; i < nowners; i++)
+		if (!strcmp(owner_name[i], name))
+			return i;
+	if (nowners == MAX_OWNERS)
+		return 0;
+	owner_name[nowners] = strdup(name);
+	if (!owner_name[nowners])
+		die("out of memory");
+	return nowners++;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct module_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Read DIR/insn.modules (the guest's /proc/modules: "name size refs deps
+ * state 0xADDRESS ...") into a new table; the old one is left to leak, as
+ * the vCPU thread may still be reading it (a few per run).  Watcher only.
+ */
+static void modules_load(void)
+{
+	char path[4096], line[1024], name[256], *p;
+	struct module_table *t;
+	unsigned long size;
+	size_t cap = 64;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/insn.modules", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	t = calloc(1, sizeof(*t) + cap * sizeof(t->r[0]));
+	if (!t)
+		die("out of memory");
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t base;
+
+		p = strstr(line, " 0x");
+		if (sscanf(line, "%255s %lu", name, &size) != 2 || !p ||
+		    sscanf(p, " %" SCNx64, &base) != 1 || !base)
+			continue;
+		if (t->n == cap) {
+			struct module_table *n;
+
+			cap *= 2;
+			n = realloc(t, sizeof(*t) + cap * sizeof(t->r[0]));
+			if (!n)
+				die("out of memory");
+			t = n;
+		}
+		t->r[t->n].start = base;
+		t->r[t->n].end = base + size;
+		t->r[t->n].owner = owner_id(name);
+		t->n++;
+	}
+	fclose(f);
+	qsort(t->r, t->n, sizeof(t->r[0]), by_start);
+	t->ver = ++modules_ver;
+	__atomic_store_n(&modules, t, __ATOMIC_RELEASE);
 }
 
 /*
@@ -174,14 +345,27 @@ static int answer(unsigned long n, int dump)
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < ncounters; i++) {
 		struct counter *c = &chunks[i / CHUNK][i % CHUNK];
+		uint64_t *own = __atomic_load_n(&c->own, __ATOMIC_ACQUIRE);
+		int o;
 
 		v = __atomic_load_n(&c->count, __ATOMIC_RELAXED);
 		d = v - c->seen;
 		c->seen = v;
-		if (!dump || !d)
-			continue;
-		fprintf(f, "%" PRIx64 " %" PRIu64 "\n", c->addr, d);
-		total += d;
+		if (dump && d)
+			/* User space (small "addresses", block sizes): 0. */
+			fprintf(f, "%" PRIx64 " %" PRIu64,
+				c->addr < KERNEL_MIN ? 0 : c->addr, d);
+		total += dump ? d : 0;
+		for (o = 1; own && o < MAX_OWNERS; o++) {
+			uint64_t ov = __atomic_load_n(&own[o], __ATOMIC_RELAXED);
+			uint64_t od = ov - c->own_seen[o];
+
+			c->own_seen[o] = ov;
+			if (dump && d && od)
+				fprintf(f, " %s=%" PRIu64, owner_name[o], od);
+		}
+		if (dump && d)
+			fputc('\n', f);
 	}
 	pthread_mutex_unlock(&lock);
 	if (dump)
@@ -216,6 +400,7 @@ static void *watch(void *arg)
 			next++;
 			continue;
 		}
+		modules_load();
 		if (answer(next, word[0] == 'd'))
 			fprintf(stderr, "insn-plugin: answering %s: %s\n", path,
 				strerror(errno));

@@ -14,6 +14,11 @@
  * and with -t, one "FN" line per function: name, module, class, per I/O.
  *
  * Each counted block is charged to the symbol at or below its start address.
+ * A snapshot line may carry owners ("ADDRESS COUNT MODULE=N ..."): N of the
+ * block's instructions ran after MODULE's code (insn-plugin.c), so on its
+ * behalf; a NIC or host module's share is charged to that class (the socket
+ * buffers soft-RoCE allocates, zeroes and fills are the NIC's work), any
+ * other owner's and the rest to the function's own class.
  * Classes:
  *   user   user space (fio in a one-guest run)
  *   nic    what an RDMA NIC does in hardware: soft-RoCE (rdma_rxe), the
@@ -23,10 +28,11 @@
  *          (purlin, nvmet, nvmet_rdma), the RDMA core, the block layer and
  *          back end, the scheduler, workqueues, interrupts, filling and
  *          copying memory (mem), the rest (other)
- * The split is by function, not by call chain: the allocator calls of
- * soft-RoCE count as tgt (mm), so the tgt share of both targets holds the
- * same few thousand NIC instructions; a ratio of two tgt figures is pulled
- * towards 1 by them, never away.
+ * Without owners the split is by function alone: the allocations of
+ * soft-RoCE then count as tgt, so the tgt share of both targets holds the
+ * same NIC work, which pulls a ratio of two tgt figures towards 1.  Owners
+ * are approximate too: an interrupt's module owns the kernel code after it
+ * until another module runs, even if it resumes another module's work.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -35,10 +41,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum cls { C_USER, C_NIC, C_HOST, C_TGT, C_N };
+
 struct sym {
 	uint64_t addr;
 	char *name;
 	char *mod;		/* "" for the kernel image */
+	uint64_t count[C_N];	/* charged to each class */
+};
+
+/* A symbol's instructions of one class, for the list of the costliest. */
+struct slice {
+	struct sym *sym;
+	enum cls cls;
 	uint64_t count;
 };
 
@@ -54,8 +69,7 @@ static int by_addr(const void *a, const void *b)
 
 static int by_count(const void *a, const void *b)
 {
-	const struct sym *x = *(struct sym * const *)a;
-	const struct sym *y = *(struct sym * const *)b;
+	const struct slice *x = a, *y = b;
 
 	return x->count > y->count ? -1 : x->count < y->count;
 }
@@ -92,7 +106,7 @@ static void load_kallsyms(const char *path)
 		syms[nsyms].addr = a;
 		syms[nsyms].name = strdup(name);
 		syms[nsyms].mod = strdup(mod);
-		syms[nsyms].count = 0;
+		memset(syms[nsyms].count, 0, sizeof(syms[nsyms].count));
 		if (!syms[nsyms].name || !syms[nsyms].mod)
 			fail("out of memory%s", "");
 		nsyms++;
@@ -202,7 +216,6 @@ static const char *const wq_fns[] = {
 	"__kthread", "pwq_", "workqueue_", NULL
 };
 
-enum cls { C_USER, C_NIC, C_HOST, C_TGT, C_N };
 enum sub {
 	S_TARGET, S_RDMA, S_BACKEND, S_BLOCK, S_SCHED, S_IRQ, S_WQ, S_MEM,
 	S_OTHER, S_N
@@ -243,12 +256,84 @@ static enum cls class_of(const struct sym *s, enum sub *sub)
 	return C_TGT;
 }
 
+static uint64_t cls_total[C_N], sub_total[S_N];
+
+/* Charge n instructions of s to class c (sub-class su when the target's). */
+static void charge(struct sym *s, enum cls c, enum sub su, uint64_t n)
+{
+	s->count[c] += n;
+	cls_total[c] += n;
+	if (c == C_TGT)
+		sub_total[su] += n;
+}
+
+/*
+ * The class of s's instructions run on behalf of module owner (a kernel
+ * image function after that module's code): the NIC's and the host's
+ * are theirs; any other owner leaves the function's own class.
+ */
+static enum cls owner_class(const struct sym *s, const char *owner, enum sub *su)
+{
+	enum cls c = class_of(s, su);
+
+	if (is_in(owner, nic_mods))
+		return C_NIC;
+	if (is_in(owner, host_mods))
+		return C_HOST;
+	return c;
+}
+
+/*
+ * One snapshot line: "ADDRESS COUNT [MODULE=COUNT ...]"; the owners'
+ * shares are charged by owner_class(), the rest by the function's class.
+ * Returns COUNT.
+ */
+static uint64_t charge_line(char *line, const char *path, uint64_t *unknown)
+{
+	char *tok, *save = NULL, *eq;
+	uint64_t a, n, rest, o;
+	struct sym *s;
+	enum sub su;
+	enum cls c;
+
+	tok = strtok_r(line, " \n", &save);
+	if (!tok || sscanf(tok, "%" SCNx64, &a) != 1)
+		fail("%s: malformed line", path);
+	tok = strtok_r(NULL, " \n", &save);
+	if (!tok || sscanf(tok, "%" SCNu64, &n) != 1)
+		fail("%s: malformed line", path);
+	if (a == 0) {
+		cls_total[C_USER] += n;
+		return n;
+	}
+	s = sym_at(a);
+	if (!s) {
+		*unknown += n;
+		cls_total[C_TGT] += n;
+		sub_total[S_OTHER] += n;
+		return n;
+	}
+	rest = n;
+	while ((tok = strtok_r(NULL, " \n", &save))) {
+		eq = strchr(tok, '=');
+		if (!eq || sscanf(eq + 1, "%" SCNu64, &o) != 1 || o > rest)
+			fail("%s: malformed owner", path);
+		*eq = 0;
+		c = owner_class(s, tok, &su);
+		charge(s, c, su, o);
+		rest -= o;
+	}
+	c = class_of(s, &su);
+	charge(s, c, su, rest);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t cls[C_N] = { 0 }, sub[S_N] = { 0 }, total = 0, claimed = 0;
-	uint64_t a, n, unknown = 0;
-	struct sym **top;
-	char line[256];
+	static const char *const cname[C_N] = { "user", "nic", "host", "tgt" };
+	uint64_t total = 0, claimed = 0, n, unknown = 0;
+	struct slice *top;
+	char line[8192];
 	double ios;
 	int topn = 0, i;
 	size_t k, ntop = 0;
@@ -269,61 +354,41 @@ int main(int argc, char **argv)
 	if (!f)
 		fail("cannot open %s", argv[2]);
 	while (fgets(line, sizeof(line), f)) {
-		struct sym *s;
-		enum sub su;
-		enum cls c;
-
 		if (sscanf(line, "total %" SCNu64, &n) == 1) {
 			claimed = n;
 			continue;
 		}
-		if (sscanf(line, "%" SCNx64 " %" SCNu64, &a, &n) != 2)
-			fail("%s: malformed line", argv[2]);
-		total += n;
-		if (a == 0) {
-			cls[C_USER] += n;
-			continue;
-		}
-		s = sym_at(a);
-		if (!s) {
-			unknown += n;
-			cls[C_TGT] += n;
-			sub[S_OTHER] += n;
-			continue;
-		}
-		s->count += n;
-		c = class_of(s, &su);
-		cls[c] += n;
-		if (c == C_TGT)
-			sub[su] += n;
+		total += charge_line(line, argv[2], &unknown);
 	}
 	fclose(f);
 	if (total != claimed)
 		fail("%s: the lines do not add up to its total (truncated?)", argv[2]);
 	printf("insn=%.0f user=%.0f nic=%.0f host=%.0f tgt=%.0f",
-	       total / ios, cls[C_USER] / ios, cls[C_NIC] / ios,
-	       cls[C_HOST] / ios, cls[C_TGT] / ios);
+	       total / ios, cls_total[C_USER] / ios, cls_total[C_NIC] / ios,
+	       cls_total[C_HOST] / ios, cls_total[C_TGT] / ios);
 	for (i = 0; i < S_N; i++)
-		printf(" tgt_%s=%.0f", sub_name[i], sub[i] / ios);
+		printf(" tgt_%s=%.0f", sub_name[i], sub_total[i] / ios);
 	printf(" unknown=%.0f\n", unknown / ios);
 	if (!topn)
 		return 0;
-	top = malloc(nsyms * sizeof(*top));
+	top = malloc(nsyms * C_N * sizeof(*top));
 	if (!top)
 		fail("out of memory%s", "");
 	for (k = 0; k < nsyms; k++)
-		if (syms[k].count)
-			top[ntop++] = &syms[k];
+		for (i = 0; i < C_N; i++)
+			if (syms[k].count[i])
+				top[ntop++] = (struct slice){ &syms[k], i, syms[k].count[i] };
 	qsort(top, ntop, sizeof(*top), by_count);
 	for (k = 0; k < ntop && k < (size_t)topn; k++) {
+		struct sym *s = top[k].sym;
 		enum sub su;
-		enum cls c = class_of(top[k], &su);
-		static const char *const cname[C_N] = { "user", "nic", "host", "tgt" };
 
-		printf("FN %s %s %s%s%s %.0f\n", top[k]->name,
-		       *top[k]->mod ? top[k]->mod : "vmlinux", cname[c],
-		       c == C_TGT ? "/" : "", c == C_TGT ? sub_name[su] : "",
-		       top[k]->count / ios);
+		class_of(s, &su);
+		printf("FN %s %s %s%s%s %.0f\n", s->name,
+		       *s->mod ? s->mod : "vmlinux", cname[top[k].cls],
+		       top[k].cls == C_TGT ? "/" : "",
+		       top[k].cls == C_TGT ? sub_name[su] : "",
+		       top[k].count / ios);
 	}
 	free(top);
 	return 0;

@@ -11,7 +11,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"' EXIT
 fails=0
 
 check() {	# check NAME FILE FIXED-STRING: FILE has a line with FIXED-STRING

@@ -225,34 +225,41 @@ static const char *const sub_name[S_N] = {
 	"other"
 };
 
+/* The target's parts: by module for module code, by name for the kernel's. */
+static const struct {
+	const char *const *list;
+	enum sub sub;
+} mod_parts[] = {
+	{ target_mods, S_TARGET }, { rdma_mods, S_RDMA }, { backend_mods, S_BACKEND },
+}, fn_parts[] = {
+	{ block_fns, S_BLOCK }, { sched_fns, S_SCHED }, { irq_fns, S_IRQ },
+	{ wq_fns, S_WQ }, { mem_fns, S_MEM },
+};
+
 static enum cls class_of(const struct sym *s, enum sub *sub)
 {
+	size_t i;
+
 	*sub = S_OTHER;
 	if (*s->mod) {
 		if (is_in(s->mod, nic_mods))
 			return C_NIC;
 		if (is_in(s->mod, host_mods))
 			return C_HOST;
-		if (is_in(s->mod, target_mods))
-			*sub = S_TARGET;
-		else if (is_in(s->mod, rdma_mods))
-			*sub = S_RDMA;
-		else if (is_in(s->mod, backend_mods))
-			*sub = S_BACKEND;
+		for (i = 0; i < sizeof(mod_parts) / sizeof(mod_parts[0]); i++)
+			if (is_in(s->mod, mod_parts[i].list)) {
+				*sub = mod_parts[i].sub;
+				break;
+			}
 		return C_TGT;
 	}
 	if (has_prefix(s->name, nic_fns))
 		return C_NIC;
-	if (has_prefix(s->name, block_fns))
-		*sub = S_BLOCK;
-	else if (has_prefix(s->name, sched_fns))
-		*sub = S_SCHED;
-	else if (has_prefix(s->name, irq_fns))
-		*sub = S_IRQ;
-	else if (has_prefix(s->name, wq_fns))
-		*sub = S_WQ;
-	else if (has_prefix(s->name, mem_fns))
-		*sub = S_MEM;
+	for (i = 0; i < sizeof(fn_parts) / sizeof(fn_parts[0]); i++)
+		if (has_prefix(s->name, fn_parts[i].list)) {
+			*sub = fn_parts[i].sub;
+			break;
+		}
 	return C_TGT;
 }
 

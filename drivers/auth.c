@@ -83,10 +83,16 @@ int purlin_auth_hash_parse(const char *s, u8 *id)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(purlin_auth_hashes); i++) {
-		if (sysfs_streq(s, purlin_auth_hashes[i].hmac)) {
-			*id = purlin_auth_hashes[i].id;
-			return 0;
+		if (!sysfs_streq(s, purlin_auth_hashes[i].hmac))
+			continue;
+		/* Said now, not at the host's first Negotiate. */
+		if (!crypto_has_shash(purlin_auth_hashes[i].hmac, 0, 0)) {
+			pr_info("dhchap_hash: %s is not available in this kernel\n",
+				purlin_auth_hashes[i].hmac);
+			return -ENOENT;
 		}
+		*id = purlin_auth_hashes[i].id;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -107,10 +113,14 @@ int purlin_auth_dhgroup_parse(const char *s, u8 *id)
 		return 0;
 	}
 	for (g = purlin_dh_groups; g->name; g++) {
-		if (sysfs_streq(s, g->name)) {
-			*id = g->id;
-			return 0;
+		if (!sysfs_streq(s, g->name))
+			continue;
+		if (!crypto_has_kpp("dh", 0, 0)) {
+			pr_info("dhchap_dhgroup: no Diffie-Hellman (dh) in this kernel\n");
+			return -ENOENT;
 		}
+		*id = g->id;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -156,7 +166,7 @@ static int purlin_b64_decode(const char *s, size_t n, u8 *out, size_t max)
 {
 	size_t i, o = 0;
 	u32 acc = 0;
-	int bits = 0, pad = 0;
+	int bits = 0, pad = 0, ret = -EINVAL;
 
 	if (!n || n % 4)
 		return -EINVAL;
@@ -166,25 +176,28 @@ static int purlin_b64_decode(const char *s, size_t n, u8 *out, size_t max)
 		if (s[i] == '=') {
 			/* Only at the end, at most two. */
 			if (i < n - 2)
-				return -EINVAL;
+				goto out;
 			pad++;
 			continue;
 		}
 		if (pad)
-			return -EINVAL;
+			goto out;
 		v = purlin_b64_val(s[i]);
 		if (v < 0)
-			return -EINVAL;
+			goto out;
 		acc = acc << 6 | v;
 		bits += 6;
 		if (bits >= 8) {
 			bits -= 8;
 			if (o == max)
-				return -EINVAL;
+				goto out;
 			out[o++] = acc >> bits;
 		}
 	}
-	return o;
+	ret = o;
+out:
+	memzero_explicit(&acc, sizeof(acc));	/* it held key bits */
+	return ret;
 }
 
 /*
@@ -257,6 +270,7 @@ bool purlin_auth_required(struct purlin_subsys *subsys, const char *hostnqn)
 {
 	struct purlin_host *h;
 
+	lockdep_assert_held(&purlin_cfg_sem);
 	if (subsys->type == PURLIN_SUBSYS_DISCOVERY || subsys->allow_any_host)
 		return false;
 	h = purlin_subsys_host(subsys, hostnqn);
@@ -342,15 +356,24 @@ static int purlin_auth_transform(const struct purlin_dhchap_key *key,
 			       out);
 }
 
-/* The transaction on one queue; sq->auth_lock. */
+/*
+ * The transaction on one queue; sq->auth_lock.  It is freed when it ends:
+ * on success, after Failure1 or Failure2, and at the queue's deadline.
+ */
 enum purlin_auth_step {
 	PURLIN_AUTH_SEND_CHALLENGE,	/* the next Receive gets it */
 	PURLIN_AUTH_WAIT_REPLY,
 	PURLIN_AUTH_SEND_SUCCESS1,
 	PURLIN_AUTH_WAIT_SUCCESS2,	/* bidirectional */
 	PURLIN_AUTH_SEND_FAILURE1,
-	PURLIN_AUTH_DONE,		/* a Success2 may still come */
 };
+
+/*
+ * Negotiates a queue may send before it authenticates (again): a peer that
+ * only starts transactions (each a Diffie-Hellman key generation) is
+ * refused after that, and its deadline ends the queue.
+ */
+#define PURLIN_AUTH_MAX_NEGOTIATES	4
 
 struct purlin_sq_auth {
 	enum purlin_auth_step step;
@@ -368,8 +391,6 @@ struct purlin_sq_auth {
 	u8 *pub;			/* our public value, group->len */
 	u8 *skey;			/* g^xy mod p, group->len */
 };
-
-static atomic_t purlin_auth_seqnum = ATOMIC_INIT(0);
 
 static void purlin_auth_free(struct purlin_sq_auth *a)
 {
@@ -540,10 +561,14 @@ static int purlin_auth_response(struct purlin_sq_auth *a, bool host,
 
 /* ---- the transaction ---------------------------------------------------- */
 
+/* The deadline from now; auth_lock (or no command runs on sq yet). */
 static void purlin_auth_arm(struct purlin_sq *sq)
 {
-	mod_delayed_work(purlin_wq, &sq->auth_timeout,
-		msecs_to_jiffies(READ_ONCE(sq->port->connect_timeout_ms)));
+	unsigned long delay =
+		msecs_to_jiffies(READ_ONCE(sq->port->connect_timeout_ms));
+
+	sq->auth_deadline = jiffies + delay;
+	mod_delayed_work(purlin_wq, &sq->auth_timeout, delay);
 }
 
 static void purlin_auth_timeout_work(struct work_struct *w)
@@ -554,6 +579,15 @@ static void purlin_auth_timeout_work(struct work_struct *w)
 	bool expired;
 
 	mutex_lock(&sq->auth_lock);
+	/*
+	 * An instance that was running when the deadline was moved (a new
+	 * Negotiate, a failed re-authentication) leaves it to the one
+	 * mod_delayed_work() queued.
+	 */
+	if (time_before(jiffies, sq->auth_deadline)) {
+		mutex_unlock(&sq->auth_lock);
+		return;
+	}
 	purlin_auth_free(sq->auth);
 	sq->auth = NULL;
 	expired = !sq->authenticated;
@@ -572,6 +606,7 @@ static void purlin_auth_timeout_work(struct work_struct *w)
 void purlin_auth_sq_init(struct purlin_sq *sq)
 {
 	sq->auth_required = false;
+	sq->auth_negotiates = 0;
 	sq->authenticated = false;
 	sq->auth = NULL;
 	mutex_init(&sq->auth_lock);
@@ -581,7 +616,9 @@ void purlin_auth_sq_init(struct purlin_sq *sq)
 /* The queue's Connect succeeded and it must authenticate: the deadline. */
 void purlin_auth_connected(struct purlin_sq *sq)
 {
+	mutex_lock(&sq->auth_lock);
 	purlin_auth_arm(sq);
+	mutex_unlock(&sq->auth_lock);
 }
 
 /* No command runs on the queue any more; sq->ctrl is still set. */
@@ -608,6 +645,7 @@ static void purlin_auth_fail(struct purlin_sq *sq, u8 reason)
 {
 	struct purlin_sq_auth *a = sq->auth;
 
+	lockdep_assert_held(&sq->auth_lock);
 	pr_info_ratelimited("controller %u (%s): queue %u: Failure1: %s\n",
 			    sq->ctrl->cntlid, sq->ctrl->hostnqn, sq->qid,
 			    purlin_auth_reasons[reason]);
@@ -618,6 +656,7 @@ static void purlin_auth_fail(struct purlin_sq *sq, u8 reason)
 /* The transaction failed or was abandoned: the queue must start again. */
 static void purlin_auth_end(struct purlin_sq *sq, bool failed)
 {
+	lockdep_assert_held(&sq->auth_lock);
 	purlin_auth_free(sq->auth);
 	sq->auth = NULL;
 	if (failed && sq->authenticated) {
@@ -637,6 +676,7 @@ static void purlin_auth_negotiate(struct purlin_sq *sq, const u8 *buf,
 	bool hash_ok = false, group_ok = false;
 	int i, ret;
 
+	lockdep_assert_held(&sq->auth_lock);
 	purlin_auth_free(sq->auth);
 	sq->auth = a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
@@ -684,8 +724,9 @@ static void purlin_auth_negotiate(struct purlin_sq *sq, const u8 *buf,
 	}
 	a->hash = purlin_auth_hash(a->keys.hash_id);
 	a->group = purlin_dh_group(a->keys.dhgid);
+	/* Not guessable from another queue's; zero is not a sequence number. */
 	do {
-		a->s1 = atomic_inc_return(&purlin_auth_seqnum);
+		a->s1 = get_random_u32();
 	} while (!a->s1);
 	get_random_bytes(a->c1, a->hash->len);
 	if (a->group) {
@@ -711,6 +752,7 @@ static void purlin_auth_reply(struct purlin_sq *sq, const u8 *buf, u32 len)
 	u8 r1[PURLIN_DHCHAP_MAX_HASH];
 	int ret;
 
+	lockdep_assert_held(&sq->auth_lock);
 	/*
 	 * S2 must be non-zero when the host asks the controller to
 	 * authenticate; without that it may be anything (Linux hosts since
@@ -773,6 +815,7 @@ static void purlin_auth_succeeded(struct purlin_sq *sq)
 	struct purlin_sq_auth *a = sq->auth;
 	struct purlin_ctrl *ctrl = sq->ctrl;
 
+	lockdep_assert_held(&sq->auth_lock);
 	if (sq->qid == 0)
 		pr_info_ratelimited("controller %u (%s): %sauthenticated (%s, %s%s)\n",
 				    ctrl->cntlid, ctrl->hostnqn,
@@ -781,18 +824,11 @@ static void purlin_auth_succeeded(struct purlin_sq *sq)
 				    a->group ? a->group->name : "null",
 				    a->bidi ? ", bidirectional" : "");
 	WRITE_ONCE(sq->authenticated, true);
+	sq->auth_negotiates = 0;
 	cancel_delayed_work(&sq->auth_timeout);
-	/* The secrets are of no more use; a Success2 may still come. */
-	if (a->kpp) {
-		crypto_free_kpp(a->kpp);
-		a->kpp = NULL;
-	}
-	if (a->skey) {
-		kfree_sensitive(a->skey);
-		a->skey = NULL;
-	}
-	memzero_explicit(&a->keys, sizeof(a->keys));
-	a->step = PURLIN_AUTH_DONE;
+	/* The transaction and its secrets are of no more use. */
+	purlin_auth_free(a);
+	sq->auth = NULL;
 }
 
 /* A message from the host; an NVMe status when the command itself fails. */
@@ -801,22 +837,49 @@ static u16 purlin_auth_host_msg(struct purlin_sq *sq, const u8 *buf, u32 len)
 	const struct nvmf_auth_dhchap_failure_data *h = (const void *)buf;
 	struct purlin_sq_auth *a = sq->auth;
 
+	lockdep_assert_held(&sq->auth_lock);
 	if (len < 6)
 		return NVME_SC_INVALID_FIELD | PURLIN_DNR;
 	if (h->auth_type == NVME_AUTH_COMMON_MESSAGES &&
 	    h->auth_id == NVME_AUTH_DHCHAP_MESSAGE_NEGOTIATE) {
 		if (len < sizeof(struct nvmf_auth_dhchap_negotiate_data))
 			return NVME_SC_INVALID_FIELD | PURLIN_DNR;
+		if (sq->auth_negotiates >= PURLIN_AUTH_MAX_NEGOTIATES) {
+			pr_info_ratelimited("controller %u (%s): queue %u: %u authentications started and none succeeded; refusing more\n",
+					    sq->ctrl->cntlid, sq->ctrl->hostnqn,
+					    sq->qid, sq->auth_negotiates);
+			/*
+			 * On an authenticated queue too: it is closed
+			 * again, and its deadline ends it.
+			 */
+			purlin_auth_end(sq, true);
+			return NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR;
+		}
 		purlin_auth_negotiate(sq, buf, len);
 		if (!sq->auth)
 			return NVME_SC_INTERNAL;
+		sq->auth_negotiates++;
 		if (sq->authenticated)	/* re-authentication: bounded too */
 			purlin_auth_arm(sq);
 		return 0;
 	}
 	/* Everything else belongs to a transaction. */
-	if (!a)
+	if (!a) {
+		/*
+		 * The Linux host sends Success2 after a unidirectional
+		 * transaction too, when this side already ended it.
+		 */
+		if (sq->authenticated &&
+		    h->auth_type == NVME_AUTH_DHCHAP_MESSAGES &&
+		    h->auth_id == NVME_AUTH_DHCHAP_MESSAGE_SUCCESS2)
+			return 0;
 		return NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR;
+	}
+	if (le16_to_cpu(h->t_id) != a->tid) {
+		if (a->step != PURLIN_AUTH_SEND_FAILURE1)
+			purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
+		return 0;
+	}
 	if (h->auth_id == NVME_AUTH_DHCHAP_MESSAGE_FAILURE2) {
 		/* The host gave up (either message type is taken). */
 		pr_info_ratelimited("controller %u (%s): queue %u: the host ended authentication (Failure2, reason %u/%u)\n",
@@ -828,10 +891,6 @@ static u16 purlin_auth_host_msg(struct purlin_sq *sq, const u8 *buf, u32 len)
 	}
 	if (a->step == PURLIN_AUTH_SEND_FAILURE1)
 		return 0;		/* already failed: Failure1 is next */
-	if (le16_to_cpu(h->t_id) != a->tid) {
-		purlin_auth_fail(sq, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD);
-		return 0;
-	}
 	if (h->auth_type != NVME_AUTH_DHCHAP_MESSAGES)
 		goto bad_message;
 	switch (h->auth_id) {
@@ -849,9 +908,6 @@ static u16 purlin_auth_host_msg(struct purlin_sq *sq, const u8 *buf, u32 len)
 			purlin_auth_succeeded(sq);
 			return 0;
 		}
-		/* The Linux host sends it after a unidirectional one too. */
-		if (a->step == PURLIN_AUTH_DONE)
-			return 0;
 		goto bad_message;
 	}
 bad_message:
@@ -861,16 +917,17 @@ bad_message:
 
 /*
  * The message for the host's Receive into buf (PURLIN_AUTH_MAX_LEN bytes):
- * its length, or 0 with *status set.
+ * its length, or 0 with *status set.  The transaction moves on only once
+ * the host has it (purlin_auth_ctrl_msg_sent()).
  */
 static u32 purlin_auth_ctrl_msg(struct purlin_sq *sq, u8 *buf, u16 *status)
 {
 	struct purlin_sq_auth *a = sq->auth;
 	u32 len;
 
+	lockdep_assert_held(&sq->auth_lock);
 	if (!a || a->step == PURLIN_AUTH_WAIT_REPLY ||
-	    a->step == PURLIN_AUTH_WAIT_SUCCESS2 ||
-	    a->step == PURLIN_AUTH_DONE) {
+	    a->step == PURLIN_AUTH_WAIT_SUCCESS2) {
 		*status = NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR;
 		return 0;
 	}
@@ -891,7 +948,6 @@ static u32 purlin_auth_ctrl_msg(struct purlin_sq *sq, u8 *buf, u16 *status)
 		if (dhvlen)
 			memcpy(d->cval + a->hash->len, a->pub, dhvlen);
 		len = sizeof(*d) + a->hash->len + dhvlen;
-		a->step = PURLIN_AUTH_WAIT_REPLY;
 		return len;
 	}
 	case PURLIN_AUTH_SEND_SUCCESS1: {
@@ -906,9 +962,6 @@ static u32 purlin_auth_ctrl_msg(struct purlin_sq *sq, u8 *buf, u16 *status)
 			d->rvalid = 1;
 			memcpy(d->rval, a->r2, a->hash->len);
 			len += a->hash->len;
-			a->step = PURLIN_AUTH_WAIT_SUCCESS2;
-		} else {
-			purlin_auth_succeeded(sq);
 		}
 		return len;
 	}
@@ -920,9 +973,32 @@ static u32 purlin_auth_ctrl_msg(struct purlin_sq *sq, u8 *buf, u16 *status)
 		d->t_id = cpu_to_le16(a->tid);
 		d->rescode = NVME_AUTH_DHCHAP_FAILURE_REASON_FAILED;
 		d->rescode_exp = a->reason;
-		purlin_auth_end(sq, true);
 		return sizeof(*d);
 	}
+	}
+}
+
+/* The host has the message purlin_auth_ctrl_msg() built: the next step. */
+static void purlin_auth_ctrl_msg_sent(struct purlin_sq *sq)
+{
+	struct purlin_sq_auth *a = sq->auth;
+
+	lockdep_assert_held(&sq->auth_lock);
+	switch (a->step) {
+	case PURLIN_AUTH_SEND_CHALLENGE:
+		a->step = PURLIN_AUTH_WAIT_REPLY;
+		break;
+	case PURLIN_AUTH_SEND_SUCCESS1:
+		if (a->bidi)
+			a->step = PURLIN_AUTH_WAIT_SUCCESS2;
+		else
+			purlin_auth_succeeded(sq);
+		break;
+	case PURLIN_AUTH_SEND_FAILURE1:
+		purlin_auth_end(sq, true);
+		break;
+	default:
+		WARN_ON_ONCE(1);
 	}
 }
 
@@ -936,20 +1012,28 @@ static void purlin_auth_work(struct work_struct *w)
 
 	buf = kzalloc(PURLIN_AUTH_MAX_LEN, GFP_KERNEL);
 	if (!buf) {
-		purlin_req_complete(req, NVME_SC_INTERNAL);
-		return;
+		status = NVME_SC_INTERNAL;
+		goto done;
 	}
 	if (req->to_host) {
 		u32 n;
 
+		/*
+		 * A Receive too short for the message leaves the transaction
+		 * where it was: the host may ask again.  (Once copied, the
+		 * data is the transport's to deliver; if it cannot, the
+		 * queue is torn down.)
+		 */
 		mutex_lock(&sq->auth_lock);
 		n = purlin_auth_ctrl_msg(sq, buf, &status);
-		mutex_unlock(&sq->auth_lock);
 		if (!status && n > len)
 			status = NVME_SC_INVALID_FIELD | PURLIN_DNR;
 		/* The rest of the host's buffer is zeroed, not left over. */
 		if (!status)
 			status = purlin_copy_to_sg(req, 0, buf, len);
+		if (!status)
+			purlin_auth_ctrl_msg_sent(sq);
+		mutex_unlock(&sq->auth_lock);
 	} else {
 		status = purlin_copy_from_sg(req, 0, buf, len);
 		if (!status) {
@@ -959,14 +1043,27 @@ static void purlin_auth_work(struct work_struct *w)
 		}
 	}
 	kfree_sensitive(buf);
+done:
+	clear_bit(PURLIN_SQ_AUTH_BUSY, &sq->flags);
 	purlin_req_complete(req, status);
 }
 
 static void purlin_execute_auth(struct purlin_req *req)
 {
-	/* Diffie-Hellman takes a while: not in the transport's context. */
+	/*
+	 * Diffie-Hellman takes a while: not in the transport's context,
+	 * and not among keep-alive and teardown work on purlin_wq (the
+	 * deadline work there only waits for auth_lock).  The
+	 * host sends one message and waits for the answer: a queue with
+	 * several in flight is refused the others (cleared by
+	 * purlin_auth_work()).
+	 */
+	if (test_and_set_bit(PURLIN_SQ_AUTH_BUSY, &req->sq->flags)) {
+		purlin_req_complete(req, NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR);
+		return;
+	}
 	INIT_WORK(&req->work, purlin_auth_work);
-	queue_work(purlin_wq, &req->work);
+	queue_work(purlin_auth_wq, &req->work);
 }
 
 /* Authentication Send or Receive, on any queue of a controller. */

@@ -206,10 +206,14 @@ static ssize_t purlin_host_auth_id_store(u8 *field, const char *page,
 					 const char *what)
 {
 	u8 id;
+	int ret;
 
-	if (parse(page, &id)) {
-		pr_info("%s\n", what);
-		return -EINVAL;
+	ret = parse(page, &id);
+	if (ret) {
+		/* -ENOENT: a known name this kernel cannot compute (said). */
+		if (ret == -EINVAL)
+			pr_info("%s\n", what);
+		return ret;
 	}
 	down_write(&purlin_cfg_sem);
 	*field = id;

@@ -123,7 +123,6 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 		goto done;
 	}
 
-	WRITE_ONCE(sq->ctrl->ka_seen, true);
 	/* Until the queue has authenticated, only authentication runs. */
 	if (unlikely(sq->auth_required && !READ_ONCE(sq->authenticated)) &&
 	    (cmd->common.opcode != nvme_fabrics_command ||
@@ -132,6 +131,12 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 		status = NVME_SC_AUTH_REQUIRED | PURLIN_DNR;
 		goto fail;
 	}
+	/*
+	 * A queue that has not authenticated (its Authentication Send and
+	 * Receive pass above) does not keep the controller alive.
+	 */
+	if (likely(!sq->auth_required || READ_ONCE(sq->authenticated)))
+		WRITE_ONCE(sq->ctrl->ka_seen, true);
 	if (cmd->common.opcode == nvme_fabrics_command) {
 		status = purlin_parse_fabrics(req);
 		goto done;
@@ -804,8 +809,13 @@ u16 purlin_ctrl_find_install(struct purlin_subsys *subsys, u16 cntlid,
 		    ctrl->port != sq->port)
 			break;
 		mutex_lock(&ctrl->lock);
-		if (ctrl->fatal || !(ctrl->csts & NVME_CSTS_RDY)) {
+		if (ctrl->fatal || !(ctrl->csts & NVME_CSTS_RDY) ||
+		    !ctrl->sqs[0]) {
 			status = NVME_SC_CONNECT_CTRL_BUSY;
+		} else if (ctrl->auth_required &&
+			   !READ_ONCE(ctrl->sqs[0]->authenticated)) {
+			/* A re-authentication of the admin queue failed. */
+			status = NVME_SC_AUTH_REQUIRED | PURLIN_DNR;
 		} else if (sq->qid > min_not_zero(ctrl->nr_io_queues, max_qid) ||
 			   ctrl->sqs[sq->qid]) {
 			status = NVME_SC_CONNECT_INVALID_PARAM | PURLIN_DNR;

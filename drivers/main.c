@@ -17,6 +17,11 @@ MODULE_PARM_DESC(data_pool_mb,
 struct workqueue_struct *purlin_wq;
 /* Blocking back-end work (file back end); never waits on purlin_wq. */
 struct workqueue_struct *purlin_io_wq;
+/*
+ * Authentication messages (auth.c): Diffie-Hellman takes long, and a peer
+ * that has not authenticated must not delay keep-alive or teardown work.
+ */
+struct workqueue_struct *purlin_auth_wq;
 
 /* Live objects, for tests and administrators: one line, key=value pairs. */
 static int purlin_live_get(char *buf, const struct kernel_param *kp)
@@ -60,10 +65,15 @@ static int __init purlin_init(void)
 				       0);
 	if (!purlin_io_wq)
 		goto destroy_wq;
+	/* Queue teardown (on purlin_wq) waits for its requests: a rescuer. */
+	purlin_auth_wq = alloc_workqueue("purlin_auth",
+					 WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!purlin_auth_wq)
+		goto destroy_io_wq;
 	purlin_disc_subsys = purlin_subsys_alloc(PURLIN_DISC_NQN,
 						 PURLIN_SUBSYS_DISCOVERY);
 	if (!purlin_disc_subsys)
-		goto destroy_io_wq;
+		goto destroy_auth_wq;
 	ret = purlin_rdma_init();
 	if (ret)
 		goto put_disc;
@@ -77,6 +87,8 @@ exit_rdma:
 	purlin_rdma_exit();
 put_disc:
 	purlin_subsys_put(purlin_disc_subsys);
+destroy_auth_wq:
+	destroy_workqueue(purlin_auth_wq);
 destroy_io_wq:
 	destroy_workqueue(purlin_io_wq);
 destroy_wq:
@@ -91,6 +103,7 @@ static void __exit purlin_exit(void)
 	purlin_configfs_exit();
 	purlin_rdma_exit();
 	purlin_subsys_put(purlin_disc_subsys);
+	destroy_workqueue(purlin_auth_wq);
 	destroy_workqueue(purlin_io_wq);
 	destroy_workqueue(purlin_wq);
 	purlin_bufpool_exit();

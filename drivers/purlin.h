@@ -75,6 +75,7 @@ enum purlin_cq_mode {
 extern struct rw_semaphore purlin_cfg_sem;
 extern struct workqueue_struct *purlin_wq;
 extern struct workqueue_struct *purlin_io_wq;
+extern struct workqueue_struct *purlin_auth_wq;
 
 /* Live object counters (core.c), shown in /sys/module/purlin/parameters/live. */
 struct purlin_counters {
@@ -302,6 +303,8 @@ struct purlin_poll_ctx {
 
 /* A Fabrics Connect is running on the queue: a second one is refused. */
 #define PURLIN_SQ_CONNECTING		0
+/* An Authentication Send or Receive runs on the queue: a second is refused. */
+#define PURLIN_SQ_AUTH_BUSY		1
 
 /*
  * A submission/completion queue pair as the core sees it.  Single writers,
@@ -342,6 +345,8 @@ struct purlin_sq {
 	 */
 	bool auth_required;
 	bool authenticated;
+	u8 auth_negotiates;		/* since the last success; auth_lock */
+	unsigned long auth_deadline;	/* jiffies; auth_lock */
 	struct mutex auth_lock;
 	struct purlin_sq_auth *auth;
 	struct delayed_work auth_timeout;

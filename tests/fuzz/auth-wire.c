@@ -7,7 +7,10 @@
  * refused before authentication; bad Authentication Send / Receive
  * fields; a short Negotiate; wrong transaction IDs and replays; Reply with
  * bad lengths and DH values 0, 1, p-1 and p; messages out of order; a
- * wrong response; a peer that stops after the challenge is dropped.
+ * wrong response; Failure2 with another t_id; a Receive too short for the
+ * challenge leaves it to be read again; the fifth Negotiate on a queue that
+ * never authenticated is refused; a peer that stops after the challenge is
+ * dropped.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -21,11 +24,12 @@
 
 #define FCTYPE_AUTH_SEND	0x05
 #define FCTYPE_AUTH_RECV	0x06
-#define SC_AUTH_REQUIRED	0x191
 #define AUTHREQ_ATR		(1u << 17)
 #define R_FAILED		1	/* Failure1 reason code explanations */
 #define R_PAYLOAD		6
 #define R_MESSAGE		7
+/* Negotiates the target takes on a queue that has not authenticated. */
+#define MAX_NEGOTIATES		4
 
 static const char p2048_hex[] =
 	"ffffffffffffffffadf85458a2bb4a9aafdc5620273d3cf1d8b9c583ce2d3695"
@@ -39,6 +43,8 @@ static const char p2048_hex[] =
 
 struct aw {
 	struct nw_queue q;
+	const struct nw_target *t;
+	int negs;			/* Negotiates sent on this queue */
 	char *why;
 	size_t whylen;
 	int fails;
@@ -81,8 +87,23 @@ static int auth_cmd(struct aw *a, bool recv, uint32_t len, uint8_t secp,
 	return 0;
 }
 
+static int open_queue(struct aw *a);
+
+/* A Send; a Negotiate beyond the target's limit goes on a new queue. */
 static int send_msg(struct aw *a, uint32_t len, uint16_t *st)
 {
+	if (len >= 2 && a->q.data[0] == 0 && a->q.data[1] == 0) {
+		if (a->negs == MAX_NEGOTIATES) {
+			uint8_t m[72];
+
+			memcpy(m, a->q.data, sizeof(m));
+			nw_close(&a->q);
+			if (open_queue(a))
+				return -1;
+			memcpy(a->q.data, m, sizeof(m));
+		}
+		a->negs++;
+	}
 	return auth_cmd(a, false, len, 0xe9, st);
 }
 
@@ -182,6 +203,19 @@ static uint32_t reply(struct aw *a, uint16_t tid, uint8_t hl,
 	return 16 + 2 * hl + dhvlen;
 }
 
+/* A Failure2 (the host gives up: authentication failed); its length. */
+static uint32_t failure2(struct aw *a, uint16_t tid)
+{
+	uint8_t *m = a->q.data;
+
+	memset(m, 0, 8);
+	m[1] = 0xf0;
+	put16(m + 4, tid);
+	m[6] = 1;
+	m[7] = 1;
+	return 8;
+}
+
 static void reply_case(struct aw *a, uint16_t tid, const char *what,
 		       const uint8_t *y, uint8_t hl, uint16_t reply_tid,
 		       int want)
@@ -198,8 +232,9 @@ static void reply_case(struct aw *a, uint16_t tid, const char *what,
 	expect_failure1(a, what, want);
 }
 
-static int open_queue(struct aw *a, const struct nw_target *t)
+static int open_queue(struct aw *a)
 {
+	const struct nw_target *t = a->t;
 	struct nw_conn_opts o = { .qid = 0, .hrqsize = 32, .hsqsize = 31 };
 	struct nw_connect_args ca = { .sqsize = 31, .cntlid = 0xffff };
 	uint16_t st;
@@ -219,6 +254,7 @@ static int open_queue(struct aw *a, const struct nw_target *t)
 		awfail(a, "Connect result %#x without AUTHREQ.ATR", res);
 		return -1;
 	}
+	a->negs = 0;
 	return 0;
 }
 
@@ -234,7 +270,7 @@ static void expect_status(struct aw *a, const char *what, int got, uint16_t st,
 int nw_auth_hostile(const struct nw_target *t, int drop_ms, char *why,
 		    size_t whylen)
 {
-	struct aw a = { .why = why, .whylen = whylen };
+	struct aw a = { .t = t, .why = why, .whylen = whylen };
 	uint8_t y[256];
 	uint64_t v;
 	uint16_t st;
@@ -242,7 +278,7 @@ int nw_auth_hostile(const struct nw_target *t, int drop_ms, char *why,
 
 	for (i = 0; i < 256; i++)
 		sscanf(p2048_hex + 2 * i, "%2hhx", &a.p[i]);
-	if (open_queue(&a, t))
+	if (open_queue(&a))
 		goto out;
 
 	/* Nothing but authentication before authenticating. */
@@ -319,14 +355,56 @@ int nw_auth_hostile(const struct nw_target *t, int drop_ms, char *why,
 		else
 			expect_failure1(&a, "a replayed Reply", R_PAYLOAD);
 	}
+	/* Failure2 of another transaction: Failure1; of this one: ended. */
+	if (!start(&a, 13, "Failure2", NULL, NULL)) {
+		if (send_msg(&a, failure2(&a, 14), &st) || st)
+			awfail(&a, "Failure2 with another t_id: Send failed");
+		else
+			expect_failure1(&a, "Failure2 with another t_id",
+					R_PAYLOAD);
+	}
+	if (!start(&a, 15, "Failure2", NULL, NULL)) {
+		r = send_msg(&a, failure2(&a, 15), &st);
+		expect_status(&a, "Failure2", r, st, 0);
+		r = auth_cmd(&a, true, 4096, 0xe9, &st);
+		expect_status(&a, "Receive after Failure2", r, st,
+			      SC_CMD_SEQ_ERROR);
+	}
+	/* A Receive too short for the challenge: refused, read again. */
+	negotiate(&a, 16, 1);
+	if (send_msg(&a, 72, &st) || st) {
+		awfail(&a, "short Receive: Negotiate failed");
+	} else {
+		r = auth_cmd(&a, true, 64, 0xe9, &st);
+		expect_status(&a, "Receive of 64 bytes for the challenge", r,
+			      st, SC_INVALID_FIELD);
+		if (!recv_msg(&a, "the challenge after a short Receive") &&
+		    (a.q.data[1] != 1 || get16(a.q.data + 4) != 16))
+			awfail(&a, "after a short Receive: message %02x/%02x t_id %u, not the challenge",
+			       a.q.data[0], a.q.data[1],
+			       get16(a.q.data + 4));
+	}
 	/* Still refused. */
 	r = nw_prop_get(&a.q, NVME_REG_VS, false, &v, &st);
 	expect_status(&a, "Property Get after the failures", r, st & SC_MASK,
 		      SC_AUTH_REQUIRED);
+
+	/* The queue's Negotiates are counted: past the limit, refused. */
+	while (a.negs < MAX_NEGOTIATES) {
+		negotiate(&a, 17, 1);
+		r = send_msg(&a, 72, &st);
+		expect_status(&a, "Negotiate within the limit", r, st, 0);
+		if (r)
+			break;
+	}
+	negotiate(&a, 18, 1);
+	r = auth_cmd(&a, false, 72, 0xe9, &st);
+	expect_status(&a, "a Negotiate past the limit", r, st,
+		      SC_CMD_SEQ_ERROR);
 	nw_close(&a.q);
 
 	/* A peer that stops after the challenge: the target drops it. */
-	if (open_queue(&a, t))
+	if (open_queue(&a))
 		goto out;
 	if (!start(&a, 20, "stop half way", NULL, NULL) &&
 	    nw_wait_cm_disconnect(&a.q, drop_ms))

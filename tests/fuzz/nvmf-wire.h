@@ -124,6 +124,8 @@ _Static_assert(sizeof(struct nvmf_connect_data) == 1024, "connect data");
 #define SC_CONNECT_CTRL_BUSY	0x181
 #define SC_CONNECT_INVALID_PARAM 0x182
 #define SC_DNR			0x4000
+#define SC_INTERNAL		0x006
+#define SC_AUTH_REQUIRED	0x191
 #define SC_MASK			0x07ff	/* SCT + SC, without CRD/M/DNR */
 
 /* NVMe/RDMA CM reject status values. */
@@ -433,6 +435,9 @@ struct nw_fuzz_opts {
 	int trace;		/* print every capsule (1) and answer (2) */
 	const char *cmdline;	/* how this run was started, for reproducers */
 	const char *known;	/* finding tags reported already: TAG[,TAG] */
+	/* A subsystem on which auth_hostnqn must authenticate (do_auth()). */
+	const char *auth_subnqn;
+	const char *auth_hostnqn;
 };
 
 /* Run the randomized mode; 0 if nothing was found, 1 otherwise. */

@@ -14,7 +14,9 @@
  * CNTLIDs, a host ID that is not the controller's, control characters in
  * the host NQN), send a truncated or oversize capsule, describe data with a
  * key the target cannot use, or drop queues abruptly with commands in
- * flight.
+ * flight.  With --auth-subnqn and --auth-hostnqn (a subsystem on which that
+ * host must authenticate; the fuzzer never knows its key), some iterations
+ * open a queue there and send mutated DH-HMAC-CHAP messages (do_auth()).
  *
  * Determinism: iteration i draws every choice from its own generator,
  * seeded with (seed, i), so it sends the same capsule whatever happened
@@ -220,6 +222,8 @@ struct fz {
 	uint64_t drops_unexpected, reconnects, ctrl_resets;
 	uint64_t fresh_n, cm_rejects, cm_no_rsc, connects_ok, connects_bad;
 	uint64_t truncated, oversize, badkey, abrupt, raw;
+	uint64_t auth_sessions, auth_msgs, auth_challenges, auth_failure1s;
+	uint64_t auth_drops;
 	int findings;
 	uint64_t known;
 	bool stop, hung;
@@ -1529,6 +1533,16 @@ static void check_queue(struct fz *f, struct fz_q *fq)
 			 * queue's own check says whether that was expected.
 			 */
 			f->drops_collateral++;
+		} else if (fq == &f->fresh && fq->q.qid && !fq->risky &&
+			   !dropped_for_it &&
+			   (f->ctrl_risky || !f->admin.up ||
+			    !nw_wait_cm_disconnect(&f->admin.q, 1000))) {
+			/*
+			 * A fresh I/O queue joins the main controller (its
+			 * Connect names that cntlid): it goes with it, even
+			 * when the news of the admin queue's drop is later.
+			 */
+			f->drops_collateral++;
 		} else if (fq->risky || dropped_for_it ||
 			   (fq == &f->io && (f->ctrl_risky || !f->admin.up))) {
 			if (fq == &f->io && !f->admin.up)
@@ -2020,6 +2034,259 @@ static void do_abrupt(struct fz *f, struct rng *r)
 }
 
 /* A fully random SQE (made safe where it would name memory). */
+/* ---- DH-HMAC-CHAP messages on a queue that must authenticate ----------- */
+
+#define AUTH_SECP		0xe9
+#define AUTH_DEADLINE_MIN_MS	2000	/* the target's is connect_timeout_ms */
+
+/* A random or boundary DH value of len bytes. */
+static void auth_dh_value(struct rng *r, uint8_t *y, unsigned int len)
+{
+	unsigned int i;
+
+	if (!len)
+		return;
+	switch (below(r, 6)) {
+	case 0: memset(y, 0, len); break;
+	case 1: memset(y, 0, len); y[len - 1] = 1; break;
+	case 2: memset(y, 0xff, len); break;
+	case 3: memset(y, 0, len); y[len - 1] = 2; break;
+	default:
+		for (i = 0; i < len; i++)
+			y[i] = (uint8_t)rnd(r);
+		break;
+	}
+}
+
+/* A message into m (the queue's data); its length, before mutation. */
+static uint32_t auth_gen_msg(struct rng *r, uint8_t *m, uint16_t tid)
+{
+	uint32_t len, i;
+	uint8_t hl;
+	uint16_t dhvlen;
+
+	switch (PICKW(r, 350, 300, 80, 80, 90, 100)) {
+	case 0:		/* Negotiate */
+		len = 72;
+		memset(m, 0, len);
+		m[1] = 0x00;
+		m[4] = (uint8_t)tid;
+		m[5] = (uint8_t)(tid >> 8);
+		m[6] = chance(r, 50) ? (uint8_t)rnd(r) : 0;	/* SC_C */
+		m[7] = (uint8_t)PICK(r, 1, 1, 1, 0, 2, 255);	/* NAPD */
+		m[8] = chance(r, 900) ? 1 : (uint8_t)rnd(r);	/* AUTHID */
+		m[10] = (uint8_t)PICK(r, 1, 1, 3, 0, 30, 31, 255);
+		m[11] = (uint8_t)PICK(r, 1, 2, 6, 0, 30, 31, 255);
+		for (i = 0; i < 60; i++)
+			m[12 + i] = chance(r, 700) ? (uint8_t)below(r, 6) :
+				    (uint8_t)rnd(r);
+		if (chance(r, 600)) {
+			/* One the target can take (SC_C, NAPD aside). */
+			m[10] = m[10] && m[10] <= 30 ? m[10] : 1;
+			m[11] = m[11] > 1 && m[11] <= 30 ? m[11] : 2;
+			m[12] = 1;		/* SHA-256 */
+			m[12 + 30] = 0;		/* null */
+			m[12 + 31] = 1;		/* ffdhe2048 */
+		}
+		return len;
+	case 1:		/* Reply */
+		hl = (uint8_t)PICK(r, 32, 32, 32, 48, 64, 0, 255);
+		/* The fuzz host's group is null; now and then ffdhe2048's. */
+		dhvlen = (uint16_t)PICK(r, 0, 0, 0, 0, 256, 384, 512, 255);
+		len = 16 + 2u * hl + dhvlen;
+		memset(m, 0, 16);
+		m[0] = 0x01;
+		m[1] = 0x02;
+		m[4] = (uint8_t)tid;
+		m[5] = (uint8_t)(tid >> 8);
+		m[6] = hl;
+		m[8] = chance(r, 300) ? 1 : chance(r, 50) ? (uint8_t)rnd(r) : 0;
+		m[10] = (uint8_t)dhvlen;
+		m[11] = (uint8_t)(dhvlen >> 8);
+		for (i = 12; i < 16; i++)	/* SEQNUM */
+			m[i] = chance(r, 200) ? 0 : (uint8_t)rnd(r);
+		for (i = 16; i < 16u + 2 * hl; i++)
+			m[i] = (uint8_t)rnd(r);
+		auth_dh_value(r, m + 16 + 2 * hl, dhvlen);
+		return len;
+	case 2:		/* Success2 */
+		len = 16;
+		memset(m, 0, len);
+		m[0] = 0x01;
+		m[1] = 0x04;
+		m[4] = (uint8_t)tid;
+		m[5] = (uint8_t)(tid >> 8);
+		return len;
+	case 3:		/* Failure2 */
+		len = 8;
+		memset(m, 0, len);
+		m[1] = 0xf0;
+		m[4] = (uint8_t)tid;
+		m[5] = (uint8_t)(tid >> 8);
+		m[6] = 1;
+		m[7] = (uint8_t)below(r, 10);
+		return len;
+	case 4:		/* a controller's message, or an unknown one */
+		len = 8 + below(r, 120);
+		for (i = 0; i < len; i++)
+			m[i] = (uint8_t)rnd(r);
+		m[0] = (uint8_t)PICK(r, 0, 1, 2, 0xff);
+		m[1] = (uint8_t)PICK(r, 0x01, 0x03, 0xf1, 0x05, 0x00, 0xff);
+		return len;
+	default:	/* bytes */
+		len = 1 + below(r, 600);
+		for (i = 0; i < len; i++)
+			m[i] = (uint8_t)rnd(r);
+		return len;
+	}
+}
+
+/*
+ * One session: Connect to the authenticating subsystem as the host that
+ * must authenticate, then a few Authentication Send / Receive commands.
+ * The target must answer every one with a status it defines, never say
+ * Success1 (the fuzzer cannot know the key), keep to the transaction ID
+ * of the Negotiate it took, and refuse everything else on the queue
+ * afterwards; it may drop the queue only at its authentication deadline.
+ */
+static void do_auth(struct fz *f, struct rng *r)
+{
+	static struct nw_queue q;
+	struct nw_target t = *f->t;
+	struct nw_conn_opts o = { .qid = 0, .hrqsize = 32, .hsqsize = 31,
+				  .data_size = 16 * KIB };
+	struct nw_connect_args ca = { .sqsize = 31, .cntlid = 0xffff };
+	int n = 1 + (int)below(r, 8), i, rej, got;
+	uint16_t st, tid = 0;
+	bool have_tid = false, ok;
+	int64_t t0;
+	uint32_t res;
+	uint64_t v;
+
+	t.subnqn = f->o->auth_subnqn;
+	t.hostnqn = f->o->auth_hostnqn;
+	f->auth_sessions++;
+	memset(&q, 0, sizeof(q));
+	if (nw_connect(&q, &t, &o, &rej) != NW_CONN_OK) {
+		/* The port may be at its unauthenticated queue limit. */
+		nw_abort(&q);
+		return;
+	}
+	t0 = now_ms();
+	if (nw_fabrics_connect(&q, &t, &ca, &st, &res)) {
+		finding(f, f->iter, "auth: Connect: %s", nw_err);
+		goto out;
+	}
+	if (st) {
+		finding(f, f->iter, "auth: Connect refused with status %#x", st);
+		goto out;
+	}
+	if (!(res & (1u << 17))) {
+		finding(f, f->iter, "auth: Connect result %#x without AUTHREQ.ATR",
+			res);
+		goto out;
+	}
+	for (i = 0; i < n && !f->stop; i++) {
+		struct nvme_sqe sqe;
+		struct nw_done d;
+		struct nw_xfer x = { .sgl = NW_SGL_KEYED };
+		bool recv = chance(r, 450), bad_field = false;
+		uint32_t len = 0, al;
+		uint8_t *m = q.data;
+
+		nw_sqe_init(&sqe, NVME_OPC_FABRICS);
+		((uint8_t *)&sqe)[4] = recv ? 0x06 : 0x05;
+		if (recv) {
+			al = PICK(r, 4096, 4096, 4096, 304, 303, 16, 8,
+				  0, 4097, 8192);
+			memset(m, 0xa5, 8192);
+		} else {
+			uint16_t mt = chance(r, 800) && have_tid ? tid :
+				      (uint16_t)rnd(r);
+
+			len = auth_gen_msg(r, m, mt);
+			al = chance(r, 850) ? len :
+			     PICK(r, 0, 1, 5, 6, 71, 4096, 4097, 8192);
+		}
+		sqe.cdw10 = htole32((uint32_t)AUTH_SECP << 24 | 1u << 16 |
+				    1u << 8);
+		if (chance(r, 40)) {
+			sqe.cdw10 = htole32((uint32_t)rnd(r));
+			bad_field = (le32toh(sqe.cdw10) & 0xffffff00) !=
+				    ((uint32_t)AUTH_SECP << 24 | 1u << 16 |
+				     1u << 8);
+		}
+		sqe.cdw11 = htole32(al);
+		bad_field |= !al || al > 4096;
+		x.len = al > 8192 ? 8192 : al;
+		x.sgl = x.len ? NW_SGL_KEYED : NW_SGL_NONE;
+		f->auth_msgs++;
+		got = nw_exec(&q, &sqe, &x, &d, f->o->cmd_timeout_ms);
+		if (got) {
+			int64_t ms = now_ms() - t0;
+
+			if (ms < AUTH_DEADLINE_MIN_MS)
+				finding(f, f->iter, "auth: the queue went %lld ms after its Connect (%s)",
+					(long long)ms, nw_err);
+			else
+				f->auth_drops++;
+			goto out;
+		}
+		st = nw_status(&d) & SC_MASK;
+		if (bad_field && st != SC_INVALID_FIELD) {
+			finding(f, f->iter, "auth: %s with CDW10 %#x AL %u: status %#x, not Invalid Field",
+				recv ? "Receive" : "Send", le32toh(sqe.cdw10),
+				al, st);
+			goto out;
+		}
+		if (st != 0 && st != SC_INVALID_FIELD &&
+		    st != SC_CMD_SEQ_ERROR && st != SC_INTERNAL) {
+			finding(f, f->iter, "auth: %s: status %#x",
+				recv ? "Receive" : "Send", st);
+			goto out;
+		}
+		if (st)
+			continue;
+		if (!recv) {
+			/* A Negotiate taken: its transaction from now on. */
+			if (m[0] == 0 && m[1] == 0) {
+				tid = (uint16_t)(m[4] | m[5] << 8);
+				have_tid = true;
+			}
+			continue;
+		}
+		if (m[0] == 0x01 && m[1] == 0x01) {
+			f->auth_challenges++;
+		} else if (m[0] == 0x00 && m[1] == 0xf1) {
+			f->auth_failure1s++;
+		} else {
+			finding(f, f->iter, "auth: a Receive gave message %02x/%02x%s",
+				m[0], m[1], m[0] == 1 && m[1] == 3 ?
+				" (Success1 to a host without the key)" : "");
+			goto out;
+		}
+		if (!have_tid || (uint16_t)(m[4] | m[5] << 8) != tid) {
+			finding(f, f->iter, "auth: message %02x/%02x with t_id %u; the Negotiate's was %u",
+				m[0], m[1], m[4] | m[5] << 8, tid);
+			goto out;
+		}
+	}
+	/* Still nothing but authentication. */
+	if (!f->stop) {
+		ok = !nw_prop_get(&q, NVME_REG_CAP, true, &v, &st);
+		if (ok && (st & SC_MASK) != SC_AUTH_REQUIRED)
+			finding(f, f->iter, "auth: Property Get on the unauthenticated queue: status %#x",
+				st);
+		else if (!ok && now_ms() - t0 < AUTH_DEADLINE_MIN_MS)
+			finding(f, f->iter, "auth: Property Get: %s", nw_err);
+	}
+out:
+	if (chance(r, 500))
+		nw_close(&q);
+	else
+		nw_abort(&q);
+}
+
 static void do_raw(struct fz *f, struct rng *r)
 {
 	struct fz_q *fq = chance(r, 600) ? &f->io : &f->admin;
@@ -2506,6 +2773,13 @@ static void summary(struct fz *f, double secs)
 	       (unsigned long long)f->raw, (unsigned long long)f->skipped, secs,
 	       secs > 0 ? f->sent / secs : 0.0,
 	       f->findings);
+	if (f->o->auth_subnqn)
+		printf("fuzz: auth: %llu sessions, %llu messages, %llu challenges, %llu Failure1, %llu queues dropped at the deadline\n",
+		       (unsigned long long)f->auth_sessions,
+		       (unsigned long long)f->auth_msgs,
+		       (unsigned long long)f->auth_challenges,
+		       (unsigned long long)f->auth_failure1s,
+		       (unsigned long long)f->auth_drops);
 	if (f->known)
 		printf("fuzz: %llu known finding(s) (--known %s), the first printed above\n",
 		       (unsigned long long)f->known, f->o->known);
@@ -2561,6 +2835,17 @@ int nw_fuzz(const struct nw_target *t, const struct nw_fuzz_opts *o)
 				break;
 		}
 		rng_for(&r, o->seed, i, 0);
+		if (o->auth_subnqn) {
+			struct rng ra;
+
+			/* Its own stream: without it, the same capsules. */
+			rng_for(&ra, o->seed, i, 1);
+			if (chance(&ra, 10)) {
+				do_auth(f, &ra);
+				pump(f, 0);
+				continue;
+			}
+		}
 		switch (PICKW(&r, 560, 300, 40, 8, 7, 15, 5, 65)) {
 		case 0: {
 			struct cap c;

@@ -8,6 +8,7 @@
  *        nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn H] fuzz --seed S
  *                  [--count N] [--time SECS] [--depth D] [--cmd-timeout MS]
  *                  [--keep-going] [--trace] [--known TAG,...]
+ *                  [--auth-subnqn NQN --auth-hostnqn NQN]
  *        nvmf-wire -l
  * SCENARIO is a name from the list (-l) or "all".  Each scenario prints
  * "PASS name" or "FAIL name: why" (every finding, "; " apart); notes
@@ -2436,7 +2437,7 @@ static void usage(FILE *f)
 		"                 SCENARIO...|all\n"
 		"       nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn NQN] fuzz --seed S [--count N]\n"
 		"                 [--time SECS] [--depth D] [--cmd-timeout MS] [--keep-going] [--trace]\n"
-		"                 [--known TAG,...]\n"
+		"                 [--known TAG,...] [--auth-subnqn NQN --auth-hostnqn NQN]\n"
 		"       nvmf-wire -l\nscenarios:\n");
 	for (i = 0; i < NSCEN; i++)
 		fprintf(f, "  %-20s %s\n", scenarios[i].name,
@@ -2628,14 +2629,24 @@ int main(int argc, char **argv)
 	}
 
 	if (fuzz) {
+		if (!c.auth_subnqn != !c.auth_hostnqn) {
+			fprintf(stderr, "nvmf-wire: fuzz: --auth-subnqn and --auth-hostnqn go together\n");
+			return 2;
+		}
+		fo.auth_subnqn = c.auth_subnqn;
+		fo.auth_hostnqn = c.auth_hostnqn;
 		snprintf(cmdline, sizeof(cmdline),
-			 "nvmf-wire -a %s -s %s -n %s%s%s%s fuzz --depth %u --cmd-timeout %u%s%s",
+			 "nvmf-wire -a %s -s %s -n %s%s%s%s%s%s%s%s fuzz --depth %u --cmd-timeout %u%s%s",
 			 c.t.addr, c.t.svc, c.t.subnqn,
 			 c.t.hostnqn == hostnqn ? "" : " --hostnqn ",
 			 c.t.hostnqn == hostnqn ? "" : c.t.hostnqn,
-			 nw_use_mw ? "" : " --no-mw", fo.depth,
-			 fo.cmd_timeout_ms, fo.known ? " --known " : "",
-			 fo.known ? fo.known : "");
+			 nw_use_mw ? "" : " --no-mw",
+			 c.auth_subnqn ? " --auth-subnqn " : "",
+			 c.auth_subnqn ? c.auth_subnqn : "",
+			 c.auth_hostnqn ? " --auth-hostnqn " : "",
+			 c.auth_hostnqn ? c.auth_hostnqn : "",
+			 fo.depth, fo.cmd_timeout_ms,
+			 fo.known ? " --known " : "", fo.known ? fo.known : "");
 		fo.cmdline = cmdline;
 		/* The reproducer has the nominal limit; the run, the scaled one. */
 		fo.cmd_timeout_ms = (unsigned int)nw_scaled_ms((int)fo.cmd_timeout_ms);

@@ -16,6 +16,10 @@
 #   FUZZ_KNOWN  finding tags of open, reported bugs: shown, not failed
 #   FUZZ_ARGS   more nvmf-wire fuzz options (e.g. --keep-going)
 #   FUZZ_REPEAT 1: run the fixed seed twice and require the same capsules
+# A second subsystem requires DH-HMAC-CHAP of a host whose key the fuzzer
+# never has (group null, so that most sessions cost no Diffie-Hellman):
+# about one iteration in a hundred sends mutated authentication messages
+# there (--auth-subnqn).
 # The long run (tests/vm/bench/purlin-fuzz-long.sh, `make fuzz`) sources
 # this file with larger values.
 # timeout: 400
@@ -35,6 +39,12 @@ purlin_ns $NQN 1 "$nb"
 purlin_ns $NQN 2 /dev/ram0
 purlin_port 1
 purlin_link 1 $NQN
+AUTHN=nqn.2026-12.io.purlin.test:fuzz-auth
+AHOST=nqn.2026-12.io.purlin.test:fuzz-auth-host
+mkdir "$PURLIN_CFS/subsystems/$AUTHN" "$PURLIN_CFS/hosts/$AHOST"
+nvme gen-dhchap-key --nqn "$AHOST" --hmac=1 --key-length=32 > "$PURLIN_CFS/hosts/$AHOST/dhchap_key"
+ln -s "$PURLIN_CFS/hosts/$AHOST" "$PURLIN_CFS/subsystems/$AUTHN/allowed_hosts/$AHOST"
+purlin_link 1 $AUTHN
 live0=$(purlin_live)
 log "live before: $live0"
 
@@ -47,12 +57,16 @@ fuzz() {
 	log "nvmf-wire fuzz --seed $seed --count $FUZZ_COUNT --time $FUZZ_TIME $*"
 	{ nvmf-wire -a $TRADDR -s 4420 -n $NQN fuzz --seed "$seed" \
 		--count "$FUZZ_COUNT" --time "$FUZZ_TIME" \
+		--auth-subnqn $AUTHN --auth-hostnqn $AHOST \
 		${FUZZ_KNOWN:+--known "$FUZZ_KNOWN"} ${FUZZ_ARGS:-} "$@" 2>&1 &&
 		echo "nvmf-wire exit 0" || echo "nvmf-wire exit $?"; } |
 		tee "$out" | grep -v '^trace: '
 	grep -E '^(fuzz: |finding:|known:|PASS fuzz|FAIL fuzz)' "$out" |
 		head -n 40 | while read -r line; do report "$line"; done
 	grep -q '^nvmf-wire exit 0' "$out" || rc=1
+	# The authentication arm ran, and got as far as challenges.
+	grep -q '^fuzz: auth: [1-9][0-9]* sessions, [0-9]* messages, [1-9][0-9]* challenges' "$out" ||
+		{ rc=1; log "seed $seed: no authentication session reached a challenge"; }
 	# The target is idle again once the client is gone.
 	purlin_assert_idle "$live0" "after seed $seed"
 }

@@ -304,6 +304,16 @@ static void test_subsys_allow(void **state)
 	assert_ok("host list");
 	assert_has(cli_out, H1);
 	assert_has(cli_out, S1);
+	/* AUTH: "-" without a key; hash, group and direction with keys */
+	assert_has(cli_out, "AUTH");
+	assert_has(cli_out, H1 "  -  ");
+	assert_ok("host set " H1 " key DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR: "
+		  "hash hmac(sha512) dhgroup ffdhe2048");
+	assert_ok("host list");
+	assert_has(cli_out, "hmac(sha512),ffdhe2048 ");
+	assert_ok("host set " H1 " ctrl-key DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:");
+	assert_ok("host list");
+	assert_has(cli_out, "hmac(sha512),ffdhe2048,bidirectional");
 	assert_ok("subsys disallow " S1 " " H1);
 	assert_false(tree_exists("subsystems/" S1 "/allowed_hosts/" H1));
 	assert_int_equal(run_cli("subsys disallow " S1 " " H1), PL_EXIT_NOTFOUND);

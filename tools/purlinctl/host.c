@@ -13,6 +13,7 @@ bool pl_show_secrets;
 
 static const struct pl_col host_cols[] = {
 	{ "HOSTNQN", "@id" },
+	{ "AUTH", "@auth" },
 	{ "ALLOWED-BY", "@inbound" },
 };
 

@@ -355,6 +355,19 @@ static char *field_value(const struct pl_node *node, const char *field)
 		return xasprintf("%zu", node->links.n);
 	if (!strcmp(field, "@size"))
 		return pl_human_size(device_size(node));
+	if (!strcmp(field, "@auth")) {
+		/* A host's DH-HMAC-CHAP in a word: "-" when it has no key. */
+		const char *key = pl_get(node, "dhchap_key");
+		const char *ckey = pl_get(node, "dhchap_ctrl_key");
+		const char *hash = pl_get(node, "dhchap_hash");
+		const char *group = pl_get(node, "dhchap_dhgroup");
+
+		if (!key || !*key)
+			return xstrdup("-");
+		return xasprintf("%s,%s%s", hash && *hash ? hash : "?",
+				 group && *group ? group : "?",
+				 ckey && *ckey ? ",bidirectional" : "");
+	}
 	if (!strcmp(field, "@inbound")) {
 		inbound(node, &in);
 		out = strv_join(&in, ",");

@@ -552,6 +552,16 @@ static ssize_t purlin_ns_stats_show(struct config_item *item, char *page)
 }
 CONFIGFS_ATTR_RO(purlin_ns_, stats);
 
+/* Latency histograms of the namespace's I/O (stats.c). */
+static ssize_t purlin_ns_latency_show(struct config_item *item, char *page)
+{
+	struct purlin_io_stats sum;
+
+	purlin_stats_sum(to_ns(item)->stats, &sum);
+	return purlin_latency_show(&sum, page, PAGE_SIZE);
+}
+CONFIGFS_ATTR_RO(purlin_ns_, latency);
+
 static struct configfs_attribute *purlin_ns_attrs[] = {
 	&purlin_ns_attr_device_path,
 	&purlin_ns_attr_device_uuid,
@@ -561,6 +571,7 @@ static struct configfs_attribute *purlin_ns_attrs[] = {
 	&purlin_ns_attr_ana_grpid,
 	&purlin_ns_attr_revalidate_size,
 	&purlin_ns_attr_stats,
+	&purlin_ns_attr_latency,
 	NULL,
 };
 

@@ -11,6 +11,9 @@
 
 #include "purlin.h"
 
+#define CREATE_TRACE_POINTS
+#include "purlin_trace.h"
+
 DECLARE_RWSEM(purlin_cfg_sem);
 LIST_HEAD(purlin_subsystems);
 LIST_HEAD(purlin_ports);
@@ -98,8 +101,11 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 	req->data_len_min = false;
 	req->connect = false;
 	req->execute = NULL;
+	req->t_recv = ktime_get_ns();
+	req->t_exec = 0;
 	memset(req->cqe, 0, sizeof(*req->cqe));
 	req->cqe->command_id = cmd->common.command_id;
+	trace_purlin_cmd_recv(req);
 
 	if (!sq->sqhd_disabled)
 		sq->sqhd = (sq->sqhd + 1) % sq->size;
@@ -178,6 +184,8 @@ bool purlin_check_data_len(struct purlin_req *req)
 /* Run a parsed command whose data length purlin_check_data_len() passed. */
 void purlin_req_execute(struct purlin_req *req)
 {
+	trace_purlin_cmd_exec(req);
+	purlin_stats_start(req);
 	req->execute(req);
 }
 
@@ -198,6 +206,7 @@ void purlin_req_complete(struct purlin_req *req, u16 status)
 	if (unlikely(req->connect) && status)
 		clear_bit(PURLIN_SQ_CONNECTING, &sq->flags);
 
+	trace_purlin_cmd_done(req, status);
 	req->cqe->status = cpu_to_le16(status << 1);
 	req->cqe->sq_id = cpu_to_le16(sq->qid);
 	req->cqe->sq_head = cpu_to_le16(sq->sqhd_disabled ? 0xffff :

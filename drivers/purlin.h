@@ -120,13 +120,42 @@ struct purlin_buf_waiter {
 	struct purlin_buf_acct *waits_on; /* on this account's waiters */
 };
 
-/* I/O counters, per CPU (stats.c). */
+/*
+ * Latency histograms: bucket 0 counts commands under 1 us, bucket b (1 to
+ * PURLIN_LAT_BUCKETS - 2) those of [2^(b-1), 2^b) us, the last everything
+ * from 2^(PURLIN_LAT_BUCKETS - 2) us (about 4.2 s) on.
+ */
+#define PURLIN_LAT_BUCKETS	24
+enum purlin_lat_kind {
+	PURLIN_LAT_READ,
+	PURLIN_LAT_WRITE,
+	PURLIN_LAT_OTHER,	/* Flush, Write Zeroes, Dataset Management */
+	PURLIN_LAT_KINDS,
+};
+
+struct purlin_lat_hist {
+	u64 count;
+	u64 sum_ns;
+	u64 buckets[PURLIN_LAT_BUCKETS];
+};
+
+/*
+ * I/O counters, per CPU (stats.c).  Every field is a u64 that only grows:
+ * purlin_stats_sum() adds them up as an array.
+ */
 struct purlin_io_stats {
 	u64 read_cmds;
 	u64 read_bytes;
 	u64 write_cmds;
 	u64 write_bytes;
 	u64 errors;
+	u64 other_cmds;		/* I/O commands but reads and writes */
+	/* I/O commands handed to the back end, and those of them completed. */
+	u64 started;
+	u64 ended;
+	/* Capsule parsed to completion queued; back end start to completion. */
+	struct purlin_lat_hist lat_total[PURLIN_LAT_KINDS];
+	struct purlin_lat_hist lat_device[PURLIN_LAT_KINDS];
 };
 
 /* A transport: the core calls these; the transport calls purlin_req_*(). */
@@ -430,6 +459,9 @@ struct purlin_req {
 	 * poll_sts and poll_done are written by the bio's completion.
 	 */
 	struct purlin_poll_ctx *poll;
+	/* ktime_get_ns() at parse and at execution (0: not executed). */
+	u64 t_recv;
+	u64 t_exec;
 	struct list_head poll_entry;
 	blk_status_t poll_sts;
 	bool polled;
@@ -504,6 +536,8 @@ void purlin_stats_free(struct purlin_io_stats __percpu *stats);
 void purlin_stats_sum(struct purlin_io_stats __percpu *stats,
 		      struct purlin_io_stats *sum);
 int purlin_stats_show(struct purlin_io_stats *s, char *buf, size_t size);
+int purlin_latency_show(struct purlin_io_stats *s, char *buf, size_t size);
+void purlin_stats_start(struct purlin_req *req);
 void purlin_stats_account(struct purlin_req *req, u16 status);
 u32 purlin_error_ring_read(struct purlin_ctrl *ctrl, struct nvme_error_slot *out);
 u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,

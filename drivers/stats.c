@@ -24,45 +24,140 @@ void purlin_stats_free(struct purlin_io_stats __percpu *stats)
 	free_percpu(stats);
 }
 
+/*
+ * A sum of every CPU's counters.  Each is written by its own CPU only, so
+ * a reader sees every counter whole, not all of them at the same instant.
+ */
 void purlin_stats_sum(struct purlin_io_stats __percpu *stats,
 		      struct purlin_io_stats *sum)
 {
+	const unsigned int n = sizeof(*sum) / sizeof(u64);
+	u64 *out = (u64 *)sum;
+	unsigned int i;
 	int cpu;
 
+	BUILD_BUG_ON(sizeof(*sum) % sizeof(u64));
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
-		struct purlin_io_stats *s = per_cpu_ptr(stats, cpu);
+		const u64 *in = (const u64 *)per_cpu_ptr(stats, cpu);
 
-		sum->read_cmds += READ_ONCE(s->read_cmds);
-		sum->read_bytes += READ_ONCE(s->read_bytes);
-		sum->write_cmds += READ_ONCE(s->write_cmds);
-		sum->write_bytes += READ_ONCE(s->write_bytes);
-		sum->errors += READ_ONCE(s->errors);
+		for (i = 0; i < n; i++)
+			out[i] += READ_ONCE(in[i]);
 	}
 }
 
+/*
+ * The keys before errors are the first release's: parsers that know them
+ * keep working.  inflight: I/O commands the back end has and that have
+ * not completed.
+ */
 int purlin_stats_show(struct purlin_io_stats *s, char *buf, size_t size)
 {
 	return scnprintf(buf, size,
-			 "read_cmds=%llu read_bytes=%llu write_cmds=%llu write_bytes=%llu errors=%llu",
+			 "read_cmds=%llu read_bytes=%llu write_cmds=%llu write_bytes=%llu errors=%llu other_cmds=%llu inflight=%lld",
 			 s->read_cmds, s->read_bytes, s->write_cmds,
-			 s->write_bytes, s->errors);
+			 s->write_bytes, s->errors, s->other_cmds,
+			 (s64)(s->started - s->ended));
 }
 
-static void purlin_stats_add(struct purlin_io_stats __percpu *stats, u8 op,
-			     u32 bytes, bool error)
+static const char *const purlin_lat_names[PURLIN_LAT_KINDS] = {
+	[PURLIN_LAT_READ] = "read",
+	[PURLIN_LAT_WRITE] = "write",
+	[PURLIN_LAT_OTHER] = "other",
+};
+
+/*
+ * The histograms, one line each: "KIND_total" (capsule parsed to
+ * completion queued for the host) and "KIND_device" (back end start to
+ * completion), with count=, sum_us= and buckets= (the counts of the
+ * buckets in order, comma separated).  A first line gives the buckets'
+ * upper bounds in microseconds.
+ */
+int purlin_latency_show(struct purlin_io_stats *s, char *buf, size_t size)
 {
+	int n = 0, k, b, part;
+
+	n += scnprintf(buf + n, size - n, "bucket_le_us=");
+	for (b = 0; b < PURLIN_LAT_BUCKETS - 1; b++)
+		n += scnprintf(buf + n, size - n, "%llu,", 1ULL << b);
+	n += scnprintf(buf + n, size - n, "inf\n");
+	for (part = 0; part < 2; part++) {
+		for (k = 0; k < PURLIN_LAT_KINDS; k++) {
+			const struct purlin_lat_hist *h = part ?
+				&s->lat_device[k] : &s->lat_total[k];
+
+			n += scnprintf(buf + n, size - n,
+				       "%s_%s count=%llu sum_us=%llu buckets=",
+				       purlin_lat_names[k],
+				       part ? "device" : "total", h->count,
+				       div_u64(h->sum_ns, NSEC_PER_USEC));
+			for (b = 0; b < PURLIN_LAT_BUCKETS; b++)
+				n += scnprintf(buf + n, size - n, "%llu%s",
+					       h->buckets[b],
+					       b < PURLIN_LAT_BUCKETS - 1 ?
+					       "," : "\n");
+		}
+	}
+	return n;
+}
+
+static enum purlin_lat_kind purlin_lat_kind(u8 op)
+{
+	if (op == nvme_cmd_read)
+		return PURLIN_LAT_READ;
+	if (op == nvme_cmd_write)
+		return PURLIN_LAT_WRITE;
+	return PURLIN_LAT_OTHER;
+}
+
+static void purlin_lat_add(struct purlin_lat_hist __percpu *h, u64 ns)
+{
+	u64 us = div_u64(ns, NSEC_PER_USEC);
+	unsigned int b = us ? min_t(unsigned int, fls64(us),
+				    PURLIN_LAT_BUCKETS - 1) : 0;
+
+	this_cpu_inc(h->count);
+	this_cpu_add(h->sum_ns, ns);
+	this_cpu_inc(h->buckets[b]);
+}
+
+static void purlin_stats_add(struct purlin_io_stats __percpu *stats,
+			     struct purlin_req *req, u64 now, bool error)
+{
+	u8 op = req->cmd->common.opcode;
+	enum purlin_lat_kind k = purlin_lat_kind(op);
+
+	if (req->t_exec) {
+		this_cpu_inc(stats->ended);
+		purlin_lat_add(&stats->lat_device[k], now - req->t_exec);
+	}
+	purlin_lat_add(&stats->lat_total[k], now - req->t_recv);
 	if (error) {
 		this_cpu_inc(stats->errors);
 		return;
 	}
 	if (op == nvme_cmd_read) {
 		this_cpu_inc(stats->read_cmds);
-		this_cpu_add(stats->read_bytes, bytes);
+		this_cpu_add(stats->read_bytes, req->data_len);
 	} else if (op == nvme_cmd_write) {
 		this_cpu_inc(stats->write_cmds);
-		this_cpu_add(stats->write_bytes, bytes);
+		this_cpu_add(stats->write_bytes, req->data_len);
+	} else {
+		this_cpu_inc(stats->other_cmds);
 	}
+}
+
+/* An I/O command goes to its back end; called by purlin_req_execute(). */
+void purlin_stats_start(struct purlin_req *req)
+{
+	struct purlin_ctrl *ctrl = req->sq->ctrl;
+
+	if (!req->ns || !req->sq->qid)
+		return;
+	req->t_exec = ktime_get_ns();
+	this_cpu_inc(req->ns->stats->started);
+	if (ctrl)
+		this_cpu_inc(ctrl->stats->started);
 }
 
 /* Record a failed command in the controller's error log.  Any context. */
@@ -91,16 +186,17 @@ static void purlin_error_ring_add(struct purlin_req *req, u16 status)
 void purlin_stats_account(struct purlin_req *req, u16 status)
 {
 	struct purlin_ctrl *ctrl = req->sq->ctrl;
-	u8 op = req->cmd->common.opcode;
+	u64 now;
 
 	if (status && ctrl && !(status == (NVME_SC_ABORT_REQ | PURLIN_DNR) &&
 				req->cmd->common.opcode == nvme_admin_async_event))
 		purlin_error_ring_add(req, status);
 	if (!req->ns || !req->sq->qid)
 		return;
-	purlin_stats_add(req->ns->stats, op, req->data_len, status);
+	now = ktime_get_ns();
+	purlin_stats_add(req->ns->stats, req, now, status);
 	if (ctrl)
-		purlin_stats_add(ctrl->stats, op, req->data_len, status);
+		purlin_stats_add(ctrl->stats, req, now, status);
 }
 
 /* Newest entry first, as the log page wants. */

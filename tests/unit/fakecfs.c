@@ -1227,6 +1227,17 @@ static const struct fake_attr subsys_attrs[] = {
 	{ NULL, NULL, NULL, 0, NULL },
 };
 
+/* namespaces/<nsid>/latency of a namespace that saw no I/O. */
+#define PURLIN_FAKE_ZEROS "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+#define PURLIN_FAKE_LATENCY \
+	"bucket_le_us=1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,131072,262144,524288,1048576,2097152,4194304,inf\n" \
+	"read_total count=0 sum_us=0 buckets=" PURLIN_FAKE_ZEROS "\n" \
+	"write_total count=0 sum_us=0 buckets=" PURLIN_FAKE_ZEROS "\n" \
+	"other_total count=0 sum_us=0 buckets=" PURLIN_FAKE_ZEROS "\n" \
+	"read_device count=0 sum_us=0 buckets=" PURLIN_FAKE_ZEROS "\n" \
+	"write_device count=0 sum_us=0 buckets=" PURLIN_FAKE_ZEROS "\n" \
+	"other_device count=0 sum_us=0 buckets=" PURLIN_FAKE_ZEROS "\n"
+
 static const struct fake_attr ns_attrs[] = {
 	{ "device_path", "", "(null)", RW, st_device_path },
 	{ "device_uuid", "uuid", "uuid", RW, st_device_uuid },
@@ -1236,8 +1247,9 @@ static const struct fake_attr ns_attrs[] = {
 	{ "buffered_io", "0", "0", RW, st_buffered_io },
 	{ "ana_grpid", "1", "1", RW, st_ana_grpid },
 	{ "revalidate_size", "", "", WO, st_revalidate_size },
-	{ "stats", "read_cmds=0 read_bytes=0 write_cmds=0 write_bytes=0 errors=0", NULL, RO,
-	  NULL },
+	{ "stats", "read_cmds=0 read_bytes=0 write_cmds=0 write_bytes=0 errors=0 other_cmds=0 "
+	  "inflight=0", NULL, RO, NULL },
+	{ "latency", PURLIN_FAKE_LATENCY, NULL, RO, NULL },
 	{ NULL, NULL, NULL, 0, NULL },
 };
 

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+# Per-namespace statistics and latency histograms against what the stock
+# host did: 512 direct 4 KiB random reads (fio, queue depth 4) and 256
+# writes count as 512 reads and 256 writes in stats and in the read and
+# write histograms (total and device), a Flush as one other command;
+# every histogram's buckets add up to its count; nothing is in flight
+# once fio is done; the target's mean time per read is above 0 and below
+# the mean latency fio measured for it (the host's includes the network).
+# timeout: 200
+
+NQN=nqn.2026-12.io.purlin.test:stats
+brd_create 16
+purlin_export $NQN /dev/ram0 1
+S=$PURLIN_CFS/subsystems/$NQN/namespaces/1
+ndev=$(nvme_connect $NQN)
+
+st() { tr ' ' '\n' < $S/stats | sed -n "s/^$1=//p"; }
+# lat LINE KEY: a value of a latency line (read_total, write_device, ...)
+lat() { sed -n "s/^$1 .*$2=\([^ ]*\).*/\1/p" $S/latency; }
+
+log "the histograms' layout"
+cat $S/latency
+[ "$(sed -n 1p $S/latency)" = "bucket_le_us=1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,131072,262144,524288,1048576,2097152,4194304,inf" ] ||
+	fail "bucket bounds: $(sed -n 1p $S/latency)"
+for k in read write other; do
+	for p in total device; do
+		grep -q "^${k}_$p count=[0-9]* sum_us=[0-9]* buckets=\([0-9]*,\)\{23\}[0-9]*$" $S/latency ||
+			fail "no well-formed ${k}_$p line"
+	done
+done
+
+r0=$(st read_cmds); w0=$(st write_cmds); o0=$(st other_cmds)
+rc0=$(lat read_total count); rd0=$(lat read_device count); rs0=$(lat read_total sum_us)
+wc0=$(lat write_total count); wd0=$(lat write_device count)
+oc0=$(lat other_total count)
+
+log "512 reads, 256 writes, a flush"
+fio --name=r --filename="$ndev" --rw=randread --bs=4k --iodepth=4 --direct=1 \
+	--ioengine=libaio --size=8M --io_size=2M --randrepeat=0 \
+	--output-format=terse --terse-version=3 > fio-r.txt || fail "fio read"
+fio --name=w --filename="$ndev" --rw=randwrite --bs=4k --iodepth=4 --direct=1 \
+	--ioengine=libaio --size=8M --io_size=1M --randrepeat=0 \
+	--output-format=terse --terse-version=3 > /dev/null || fail "fio write"
+nvme flush "$ndev" -n 1 > /dev/null || fail "nvme flush"
+cat $S/stats
+
+[ $(($(st read_cmds) - r0)) = 512 ] || fail "read_cmds grew by $(($(st read_cmds) - r0)), not 512"
+[ $(($(lat read_total count) - rc0)) = 512 ] || fail "read_total count grew by $(($(lat read_total count) - rc0))"
+[ $(($(lat read_device count) - rd0)) = 512 ] || fail "read_device count grew by $(($(lat read_device count) - rd0))"
+[ $(($(st write_cmds) - w0)) = 256 ] || fail "write_cmds grew by $(($(st write_cmds) - w0)), not 256"
+[ $(($(lat write_total count) - wc0)) = 256 ] || fail "write_total count grew by $(($(lat write_total count) - wc0))"
+[ $(($(lat write_device count) - wd0)) = 256 ] || fail "write_device count grew by $(($(lat write_device count) - wd0))"
+[ $(($(st other_cmds) - o0)) -ge 1 ] || fail "the flush is not among other_cmds"
+[ $(($(lat other_total count) - oc0)) -ge 1 ] || fail "the flush is not in other_total"
+[ "$(st inflight)" = 0 ] || fail "inflight $(st inflight) with nothing running"
+sed -n 's/^\([a-z_]*\) count=\([0-9]*\) .*buckets=\(.*\)$/\1 \2 \3/p' $S/latency > hist.txt
+[ "$(wc -l < hist.txt)" = 6 ] || fail "not six histograms"
+while read -r name count buckets; do
+	sum=$(echo "$buckets" | tr ',' '\n' | awk '{ s += $1 } END { print s + 0 }')
+	[ "$sum" = "$count" ] || fail "$name: buckets add up to $sum, count $count"
+done < hist.txt
+
+mean=$(( ($(lat read_total sum_us) - rs0) / 512 ))
+fio_mean=$(awk -F';' '{ printf "%d", $40 }' fio-r.txt)
+log "reads: $mean us in the target on average, $fio_mean us seen by fio"
+[ "$fio_mean" -gt 0 ] || fail "no mean latency from fio: $(cat fio-r.txt)"
+[ "$mean" -gt 0 ] || fail "the target's mean read is 0 us"
+[ "$mean" -le "$fio_mean" ] || fail "the target's mean read ($mean us) is above fio's ($fio_mean us)"
+report "purlin-stats: mean read $mean us in the target, $fio_mean us at the host"
+
+nvme_disconnect $NQN
+purlin_clear

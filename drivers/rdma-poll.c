@@ -6,7 +6,8 @@
  *
  *   prl_poller_fn()        the thread: passes while there is work, a
  *                          spin of up to poll_usecs (adapted to how
- *                          soon completions follow), then sleep
+ *                          soon completions follow), longer while
+ *                          commands are out, then sleep
  *   prl_poll_pass()        one pass: every CQ reaped in batches, the
  *                          commands started under one block plug, then
  *                          the polled bios reaped (purlin_poll_bios())
@@ -31,6 +32,15 @@
 #define PRL_POLL_BATCH		16
 /* Polled bios out and nothing done for this long: poll once a tick. */
 #define PRL_POLL_BIO_SPIN_NS	(10 * NSEC_PER_MSEC)
+/*
+ * While commands of its queues are out (their data, back end or response
+ * under way, so completions will follow), a thread spins this many times
+ * its spin budget before it sleeps: at queue depth a sleep per batch is
+ * two context switches per batch, what the polled path is for avoiding.
+ * Bounded all the same, so a peer that never answers costs no more than
+ * an idle port between its events.
+ */
+#define PRL_POLL_BUSY_FACTOR	20
 
 struct prl_poller {
 	struct purlin_poll_ctx ctx;	/* ctx.task: the polling thread */
@@ -109,6 +119,24 @@ static unsigned int prl_poll_pass(struct prl_poller *p, struct ib_wc *wcs)
 	return total;
 }
 
+/* Commands of its queues are out (a response is not back in its pool). */
+static bool prl_poller_busy(struct prl_poller *p)
+{
+	struct prl_rdma_queue *queue;
+	bool busy = false;
+
+	mutex_lock(&p->lock);
+	list_for_each_entry(queue, &p->queues, poll_entry) {
+		/* A snapshot: rsp_lock guards it, a stale value only spins. */
+		if (data_race(queue->nr_free) != queue->nr_rsps) {
+			busy = true;
+			break;
+		}
+	}
+	mutex_unlock(&p->lock);
+	return busy;
+}
+
 /*
  * Arm every CQ, and sleep unless a completion or event came meanwhile;
  * true if it slept.
@@ -156,7 +184,7 @@ static int prl_poller_fn(void *data)
 {
 	struct prl_poller *p = data;
 	struct ib_wc wcs[PRL_POLL_BATCH];
-	u64 idle_since = 0, now;
+	u64 idle_since = 0, now, spin;
 
 	p->spin_cur = READ_ONCE(p->spin_ns);
 	while (!kthread_should_stop()) {
@@ -183,7 +211,11 @@ static int prl_poller_fn(void *data)
 				cond_resched();
 			continue;
 		}
-		if (now - idle_since < min(p->spin_cur, READ_ONCE(p->spin_ns))) {
+		spin = min(p->spin_cur, READ_ONCE(p->spin_ns));
+		if (now - idle_since < spin ||
+		    (now - idle_since <
+		     PRL_POLL_BUSY_FACTOR * READ_ONCE(p->spin_ns) &&
+		     prl_poller_busy(p))) {
 			/* Spinning gives way to anyone woken on this CPU. */
 			if (need_resched())
 				schedule();

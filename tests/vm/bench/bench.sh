@@ -196,19 +196,26 @@ insn_req() {
 	ISNAP=$ISEQ
 }
 
-# ev_snap [DEV]: "CTXT INTR IOS": context switches and interrupts of this
-# guest so far (/proc/stat), and the I/Os DEV (a back end here) completed.
+# ev_snap [DEV]: "CTXT INTR IOS SLEEPS PASSES": context switches and
+# interrupts of this guest so far (/proc/stat), the I/Os DEV (a back end
+# here) completed, and the sleeps and passes of Purlin's polling threads
+# (0 without them).
 ev_snap() {
-	local ios=0
+	local ios=0 poll="0 0"
 	[ -n "${1:-}" ] && [ -r /sys/block/$1/stat ] &&
 		ios=$(awk '{ print $1 + $5 }' /sys/block/$1/stat)
-	awk -v ios="$ios" '$1 == "ctxt" { c = $2 } $1 == "intr" { i = $2 }
-		END { print c, i, ios }' /proc/stat
+	[ -r /sys/module/purlin/parameters/pollers ] &&
+		poll=$(tr ' ' '\n' < /sys/module/purlin/parameters/pollers | awk -F= '
+			$1 == "sleeps" { s += $2 } $1 == "passes" { p += $2 }
+			END { print s + 0, p + 0 }')
+	awk -v ios="$ios" -v poll="$poll" '$1 == "ctxt" { c = $2 } $1 == "intr" { i = $2 }
+		END { print c, i, ios, poll }' /proc/stat
 }
 
 # cpu_window SECONDS [BACKEND]: "BUSY TOTAL NCPU RNR" of this guest over the
 # next SECONDS (jiffies, its CPUs, the RNR NAKs its soft-RoCE sent), then
 # ctxt=, intr= (this guest's context switches and interrupts in the window),
+# poll_sleeps=, poll_passes= (of Purlin's polling threads in the window),
 # ios_win= (the I/Os BACKEND, /dev/BACKEND in this guest, completed in the
 # window: 0 when it keeps no statistics, as brd), with bench_insn=1
 # insn_snap= (the plugin's snapshot of the window), and with bench_perf=1
@@ -234,7 +241,8 @@ cpu_window() {
 	fi
 	echo "$s0 $s1" | awk -v n="$NCPU" -v r=$(($(rnr_snap) - n0)) \
 		'{ printf "%d %d %d %d", $3 - $1, $4 - $2, n, r }'
-	echo "$e0 $e1" | awk '{ printf " ctxt=%d intr=%d ios_win=%d", $4 - $1, $5 - $2, $6 - $3 }'
+	echo "$e0 $e1" | awk '{ printf " ctxt=%d intr=%d ios_win=%d poll_sleeps=%d poll_passes=%d",
+		$6 - $1, $7 - $2, $8 - $3, $9 - $4, $10 - $5 }'
 	[ "$INSN" = 1 ] && printf " insn_snap=%d" "$ISNAP"
 	if [ "$PERF" = 1 ]; then
 		printf " %s" "$(perf_shares $RES/win.perf)"

@@ -542,7 +542,7 @@ CONFIGFS_ATTR_WO(purlin_ns_, revalidate_size);
 /* I/O counters of the namespace (read-only; not a configuration value). */
 static ssize_t purlin_ns_stats_show(struct config_item *item, char *page)
 {
-	struct purlin_io_stats sum;
+	struct purlin_io_counts sum;
 	int n;
 
 	purlin_stats_sum(to_ns(item)->stats, &sum);
@@ -555,10 +555,7 @@ CONFIGFS_ATTR_RO(purlin_ns_, stats);
 /* Latency histograms of the namespace's I/O (stats.c). */
 static ssize_t purlin_ns_latency_show(struct config_item *item, char *page)
 {
-	struct purlin_io_stats sum;
-
-	purlin_stats_sum(to_ns(item)->stats, &sum);
-	return purlin_latency_show(&sum, page, PAGE_SIZE);
+	return purlin_latency_show(to_ns(item)->stats, page, PAGE_SIZE);
 }
 CONFIGFS_ATTR_RO(purlin_ns_, latency);
 
@@ -937,7 +934,7 @@ static ssize_t purlin_subsys_controllers_show(struct config_item *item,
 					      char *page)
 {
 	struct purlin_subsys *subsys = to_subsys(item);
-	struct purlin_io_stats sum;
+	struct purlin_io_counts sum;
 	struct purlin_ctrl *ctrl;
 	ssize_t n = 0;
 	int q, queues;

@@ -141,9 +141,9 @@ struct purlin_lat_hist {
 
 /*
  * I/O counters, per CPU (stats.c).  Every field is a u64 that only grows:
- * purlin_stats_sum() adds them up as an array.
+ * the sums add them up as arrays.
  */
-struct purlin_io_stats {
+struct purlin_io_counts {
 	u64 read_cmds;
 	u64 read_bytes;
 	u64 write_cmds;
@@ -153,7 +153,15 @@ struct purlin_io_stats {
 	/* I/O commands handed to the back end, and those of them completed. */
 	u64 started;
 	u64 ended;
-	/* Capsule parsed to completion queued; back end start to completion. */
+};
+
+struct purlin_io_stats {
+	struct purlin_io_counts c;
+	/*
+	 * Capsule parsed to completion queued; back end start to completion.
+	 * Failed commands included.  Summed only for the latency file (too
+	 * large for a stack).
+	 */
 	struct purlin_lat_hist lat_total[PURLIN_LAT_KINDS];
 	struct purlin_lat_hist lat_device[PURLIN_LAT_KINDS];
 };
@@ -534,9 +542,10 @@ void purlin_transport_unregister(const struct purlin_transport_ops *ops);
 struct purlin_io_stats __percpu *purlin_stats_alloc(void);
 void purlin_stats_free(struct purlin_io_stats __percpu *stats);
 void purlin_stats_sum(struct purlin_io_stats __percpu *stats,
-		      struct purlin_io_stats *sum);
-int purlin_stats_show(struct purlin_io_stats *s, char *buf, size_t size);
-int purlin_latency_show(struct purlin_io_stats *s, char *buf, size_t size);
+		      struct purlin_io_counts *sum);
+int purlin_stats_show(struct purlin_io_counts *s, char *buf, size_t size);
+int purlin_latency_show(struct purlin_io_stats __percpu *stats, char *buf,
+			size_t size);
 void purlin_stats_start(struct purlin_req *req);
 void purlin_stats_account(struct purlin_req *req, u16 status);
 u32 purlin_error_ring_read(struct purlin_ctrl *ctrl, struct nvme_error_slot *out);

@@ -35,12 +35,13 @@
 /*
  * While commands of its queues are out (their data, back end or response
  * under way, so completions will follow), a thread spins this many times
- * its spin budget before it sleeps: at queue depth a sleep per batch is
- * two context switches per batch, what the polled path is for avoiding.
- * Bounded all the same, so a peer that never answers costs no more than
- * an idle port between its events.
+ * its spin budget, at most PRL_POLL_BUSY_MAX_NS, before it sleeps: at
+ * queue depth a sleep per batch is two context switches per batch, what
+ * the polled path is for avoiding.  A peer that never answers costs at
+ * most that much spinning per event of its queues.
  */
 #define PRL_POLL_BUSY_FACTOR	20
+#define PRL_POLL_BUSY_MAX_NS	NSEC_PER_MSEC
 
 struct prl_poller {
 	struct purlin_poll_ctx ctx;	/* ctx.task: the polling thread */
@@ -184,13 +185,15 @@ static int prl_poller_fn(void *data)
 {
 	struct prl_poller *p = data;
 	struct ib_wc wcs[PRL_POLL_BATCH];
-	u64 idle_since = 0, now, spin;
+	u64 idle_since = 0, now, spin, busy_spin;
+	int busy = -1;		/* this idle stretch: unknown, no, yes */
 
 	p->spin_cur = READ_ONCE(p->spin_ns);
 	while (!kthread_should_stop()) {
 		WRITE_ONCE(p->event, 0);
 		if (prl_poll_pass(p, wcs)) {
 			idle_since = 0;
+			busy = -1;
 			cond_resched();
 			continue;
 		}
@@ -212,10 +215,19 @@ static int prl_poller_fn(void *data)
 			continue;
 		}
 		spin = min(p->spin_cur, READ_ONCE(p->spin_ns));
+		busy_spin = min_t(u64, PRL_POLL_BUSY_FACTOR * READ_ONCE(p->spin_ns),
+				  PRL_POLL_BUSY_MAX_NS);
+		/*
+		 * Whether commands are out is looked at once per idle
+		 * stretch: until a pass finds work, none arrive, and one
+		 * that ends meanwhile only makes the spin longer than
+		 * needed, within busy_spin.
+		 */
+		if (now - idle_since >= spin && now - idle_since < busy_spin &&
+		    busy < 0)
+			busy = prl_poller_busy(p);
 		if (now - idle_since < spin ||
-		    (now - idle_since <
-		     PRL_POLL_BUSY_FACTOR * READ_ONCE(p->spin_ns) &&
-		     prl_poller_busy(p))) {
+		    (busy > 0 && now - idle_since < busy_spin)) {
 			/* Spinning gives way to anyone woken on this CPU. */
 			if (need_resched())
 				schedule();
@@ -227,6 +239,7 @@ static int prl_poller_fn(void *data)
 		if (prl_poller_sleep(p))
 			prl_poller_adapt(p, local_clock() - now);
 		idle_since = 0;
+		busy = -1;
 	}
 	return 0;
 }

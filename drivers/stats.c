@@ -25,25 +25,32 @@ void purlin_stats_free(struct purlin_io_stats __percpu *stats)
 }
 
 /*
- * A sum of every CPU's counters.  Each is written by its own CPU only, so
- * a reader sees every counter whole, not all of them at the same instant.
+ * Add up n u64 counters at offset off of every CPU's copy into out.  Each
+ * is written by its own CPU only, so a reader sees every counter whole,
+ * not all of them at the same instant.
  */
-void purlin_stats_sum(struct purlin_io_stats __percpu *stats,
-		      struct purlin_io_stats *sum)
+static void purlin_stats_add_up(struct purlin_io_stats __percpu *stats,
+				size_t off, u64 *out, unsigned int n)
 {
-	const unsigned int n = sizeof(*sum) / sizeof(u64);
-	u64 *out = (u64 *)sum;
 	unsigned int i;
 	int cpu;
 
-	BUILD_BUG_ON(sizeof(*sum) % sizeof(u64));
-	memset(sum, 0, sizeof(*sum));
+	memset(out, 0, n * sizeof(u64));
 	for_each_possible_cpu(cpu) {
-		const u64 *in = (const u64 *)per_cpu_ptr(stats, cpu);
+		const u64 *in = (const u64 *)((const char *)per_cpu_ptr(stats, cpu) +
+					      off);
 
 		for (i = 0; i < n; i++)
 			out[i] += READ_ONCE(in[i]);
 	}
+}
+
+void purlin_stats_sum(struct purlin_io_stats __percpu *stats,
+		      struct purlin_io_counts *sum)
+{
+	BUILD_BUG_ON(sizeof(*sum) % sizeof(u64));
+	purlin_stats_add_up(stats, offsetof(struct purlin_io_stats, c),
+			    (u64 *)sum, sizeof(*sum) / sizeof(u64));
 }
 
 /*
@@ -51,13 +58,15 @@ void purlin_stats_sum(struct purlin_io_stats __percpu *stats,
  * keep working.  inflight: I/O commands the back end has and that have
  * not completed.
  */
-int purlin_stats_show(struct purlin_io_stats *s, char *buf, size_t size)
+int purlin_stats_show(struct purlin_io_counts *s, char *buf, size_t size)
 {
+	/* A start and its end on other CPUs may be summed end first. */
+	s64 inflight = max_t(s64, 0, (s64)(s->started - s->ended));
+
 	return scnprintf(buf, size,
 			 "read_cmds=%llu read_bytes=%llu write_cmds=%llu write_bytes=%llu errors=%llu other_cmds=%llu inflight=%lld",
 			 s->read_cmds, s->read_bytes, s->write_cmds,
-			 s->write_bytes, s->errors, s->other_cmds,
-			 (s64)(s->started - s->ended));
+			 s->write_bytes, s->errors, s->other_cmds, inflight);
 }
 
 static const char *const purlin_lat_names[PURLIN_LAT_KINDS] = {
@@ -73,9 +82,17 @@ static const char *const purlin_lat_names[PURLIN_LAT_KINDS] = {
  * buckets in order, comma separated).  A first line gives the buckets'
  * upper bounds in microseconds.
  */
-int purlin_latency_show(struct purlin_io_stats *s, char *buf, size_t size)
+int purlin_latency_show(struct purlin_io_stats __percpu *stats, char *buf,
+			size_t size)
 {
+	struct purlin_io_stats *s;
 	int n = 0, k, b, part;
+
+	BUILD_BUG_ON(sizeof(*s) % sizeof(u64));
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	purlin_stats_add_up(stats, 0, (u64 *)s, sizeof(*s) / sizeof(u64));
 
 	n += scnprintf(buf + n, size - n, "bucket_le_us=");
 	for (b = 0; b < PURLIN_LAT_BUCKETS - 1; b++)
@@ -98,6 +115,7 @@ int purlin_latency_show(struct purlin_io_stats *s, char *buf, size_t size)
 					       "," : "\n");
 		}
 	}
+	kfree(s);
 	return n;
 }
 
@@ -128,22 +146,22 @@ static void purlin_stats_add(struct purlin_io_stats __percpu *stats,
 	enum purlin_lat_kind k = purlin_lat_kind(op);
 
 	if (req->t_exec) {
-		this_cpu_inc(stats->ended);
+		this_cpu_inc(stats->c.ended);
 		purlin_lat_add(&stats->lat_device[k], now - req->t_exec);
 	}
 	purlin_lat_add(&stats->lat_total[k], now - req->t_recv);
 	if (error) {
-		this_cpu_inc(stats->errors);
+		this_cpu_inc(stats->c.errors);
 		return;
 	}
 	if (op == nvme_cmd_read) {
-		this_cpu_inc(stats->read_cmds);
-		this_cpu_add(stats->read_bytes, req->data_len);
+		this_cpu_inc(stats->c.read_cmds);
+		this_cpu_add(stats->c.read_bytes, req->data_len);
 	} else if (op == nvme_cmd_write) {
-		this_cpu_inc(stats->write_cmds);
-		this_cpu_add(stats->write_bytes, req->data_len);
+		this_cpu_inc(stats->c.write_cmds);
+		this_cpu_add(stats->c.write_bytes, req->data_len);
 	} else {
-		this_cpu_inc(stats->other_cmds);
+		this_cpu_inc(stats->c.other_cmds);
 	}
 }
 
@@ -155,9 +173,9 @@ void purlin_stats_start(struct purlin_req *req)
 	if (!req->ns || !req->sq->qid)
 		return;
 	req->t_exec = ktime_get_ns();
-	this_cpu_inc(req->ns->stats->started);
+	this_cpu_inc(req->ns->stats->c.started);
 	if (ctrl)
-		this_cpu_inc(ctrl->stats->started);
+		this_cpu_inc(ctrl->stats->c.started);
 }
 
 /* Record a failed command in the controller's error log.  Any context. */
@@ -223,7 +241,7 @@ static void purlin_put_u128(u8 *dst, u64 val)
  * A block namespace's counters come from the block layer (all I/O the
  * device saw, Purlin's and local); a file namespace's from Purlin's own.
  */
-static void purlin_ns_counters(struct purlin_ns *ns, struct purlin_io_stats *s)
+static void purlin_ns_counters(struct purlin_ns *ns, struct purlin_io_counts *s)
 {
 	struct block_device *bdev = ns->bdev.bdev;
 
@@ -248,7 +266,7 @@ static void purlin_ns_counters(struct purlin_ns *ns, struct purlin_io_stats *s)
 u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,
 		     struct nvme_smart_log *log)
 {
-	struct purlin_io_stats sum;
+	struct purlin_io_counts sum;
 	struct purlin_ns *ns;
 
 	if (nsid && nsid != 0xffffffff) {

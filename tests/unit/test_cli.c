@@ -839,6 +839,63 @@ static void test_output_for_people_and_scripts(void **state)
 }
 
 /* status: the whole target as a tree, and the same as one JSON object. */
+/* purlinctl stats: counters and latency of a namespace, three ways. */
+static void test_stats(void **state)
+{
+	struct json_object *o, *v, *ns;
+
+	(void)state;
+	build_small_config();
+	tree_write("subsystems/" S1 "/namespaces/1/stats",
+		   "read_cmds=100 read_bytes=409600 write_cmds=10 write_bytes=40960 errors=2 "
+		   "other_cmds=1 inflight=3\n");
+	tree_write("subsystems/" S1 "/namespaces/1/latency",
+		   "bucket_le_us=1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,"
+		   "131072,262144,524288,1048576,2097152,4194304,inf\n"
+		   "read_total count=100 sum_us=5000 buckets=0,0,0,0,0,0,90,9,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+		   "write_total count=10 sum_us=1000 buckets=0,0,0,0,0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+		   "other_total count=1 sum_us=3 buckets=0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+		   "read_device count=100 sum_us=900 buckets=0,0,0,100,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+		   "write_device count=10 sum_us=90 buckets=0,0,0,10,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+		   "other_device count=0 sum_us=0 buckets=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
+	assert_ok("stats");
+	assert_has(cli_out, "SUBSYSTEM");
+	assert_has(cli_out, "READ-P99-US");
+	/* mean 50 us; 99 of 100 reads under 128 us */
+	assert_has(cli_out, S1 "  1     100    10      1      2       3         50            128");
+	assert_ok("stats -o prometheus");
+	assert_has(cli_out, "# TYPE purlin_namespace_read_commands_total counter\n"
+		   "purlin_namespace_read_commands_total{subsystem=\"" S1 "\",nsid=\"1\"} 100\n");
+	assert_has(cli_out, "purlin_namespace_inflight{subsystem=\"" S1 "\",nsid=\"1\"} 3\n");
+	assert_has(cli_out, "# TYPE purlin_namespace_latency_seconds histogram\n");
+	/* cumulative: 90 under 64 us, 99 under 128 us, all under +Inf */
+	assert_has(cli_out, ",op=\"read\",stage=\"total\",le=\"6.4e-05\"} 90\n");
+	assert_has(cli_out, ",op=\"read\",stage=\"total\",le=\"0.000128\"} 99\n");
+	assert_has(cli_out, ",op=\"read\",stage=\"total\",le=\"+Inf\"} 100\n");
+	assert_has(cli_out, "purlin_namespace_latency_seconds_sum{subsystem=\"" S1
+		   "\",nsid=\"1\",op=\"read\",stage=\"total\"} 0.005000\n");
+	assert_has(cli_out, "purlin_namespace_latency_seconds_count{subsystem=\"" S1
+		   "\",nsid=\"1\",op=\"write\",stage=\"device\"} 10\n");
+	assert_ok("stats -o json");
+	o = json_tokener_parse(cli_out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "namespaces", &v));
+	ns = json_object_array_get_idx(v, 0);
+	assert_true(json_object_object_get_ex(ns, "errors", &v));
+	assert_int_equal(json_object_get_int(v), 2);
+	assert_true(json_object_object_get_ex(ns, "latency", &v));
+	assert_true(json_object_object_get_ex(v, "read_device", &v));
+	assert_true(json_object_object_get_ex(v, "buckets", &v));
+	assert_int_equal(json_object_array_length(v), 24);
+	assert_int_equal(json_object_get_int(json_object_array_get_idx(v, 3)), 100);
+	json_object_put(o);
+	/* bad arguments change nothing and say why */
+	assert_int_equal(run_cli("stats -o yaml"), PL_EXIT_USAGE);
+	assert_has(cli_err, "-o yaml: text, json or prometheus");
+	assert_int_equal(run_cli("stats -o"), PL_EXIT_USAGE);
+	assert_int_equal(run_cli("-j stats -o prometheus"), PL_EXIT_USAGE);
+}
+
 static void test_status(void **state)
 {
 	struct json_object *o, *v, *s;
@@ -953,6 +1010,7 @@ int main(void)
 		T(test_dry_run_loads_nothing),
 		T(test_output_for_people_and_scripts),
 		T(test_status),
+		T(test_stats),
 		T(test_referral_and_ana_verbs),
 	};
 

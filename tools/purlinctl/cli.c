@@ -27,6 +27,7 @@ static const struct pl_object *const objects[] = {
 	&pl_obj_diff,
 	&pl_obj_clear,
 	&pl_obj_status,
+	&pl_obj_stats,
 	&pl_obj_net,
 };
 
@@ -36,6 +37,7 @@ static void print_usage(FILE *f)
 	      "       purlinctl [OPTIONS] save|restore|diff [FILE|-]\n"
 	      "       purlinctl [OPTIONS] clear\n"
 	      "       purlinctl [OPTIONS] status\n"
+	      "       purlinctl [OPTIONS] stats [-o text|json|prometheus]\n"
 	      "\n"
 	      "Objects:\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(objects); i++)

@@ -6,7 +6,8 @@
 # histograms (total and device), a Flush as one other command;
 # every histogram's buckets add up to its count; nothing is in flight
 # once fio is done; the target's mean time per read is above 0 and below
-# the mean latency fio measured for it (the host's includes the network).
+# the mean latency fio measured for it (the host's includes the network);
+# purlinctl stats shows the same figures as a table and for Prometheus.
 # timeout: 200
 
 NQN=nqn.2026-12.io.purlin.test:stats
@@ -75,6 +76,16 @@ log "reads: $mean us in the target on average, $fio_mean us seen by fio"
 [ "$mean" -gt 0 ] || fail "the target's mean read is 0 us"
 [ "$mean" -le "$fio_mean" ] || fail "the target's mean read ($mean us) is above fio's ($fio_mean us)"
 report "purlin-stats: mean read $mean us in the target, $fio_mean us at the host"
+
+log "purlinctl stats: the same figures, as a table and for Prometheus"
+purlinctl stats | tee pstats.txt
+grep -q "^$NQN  *1  *$(st read_cmds)  *$(st write_cmds)  *$(st other_cmds)  *$(st errors)  *0  *$(( $(lat read_total sum_us) / $(lat read_total count) )) " pstats.txt ||
+	fail "purlinctl stats does not show the namespace's counters and mean"
+purlinctl stats -o prometheus > prom.txt
+grep -q "^purlin_namespace_read_commands_total{subsystem=\"$NQN\",nsid=\"1\"} $(st read_cmds)\$" prom.txt ||
+	fail "no read counter in the Prometheus output"
+grep -q "^purlin_namespace_latency_seconds_count{subsystem=\"$NQN\",nsid=\"1\",op=\"write\",stage=\"device\"} $(lat write_device count)\$" prom.txt ||
+	fail "no write device-time histogram in the Prometheus output"
 
 nvme_disconnect $NQN
 purlin_clear

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * purlinctl stats: every namespace's I/O counters and latency histograms
+ * (Purlin's read-only namespaces/<nsid>/stats and latency files) as a
+ * table, as JSON (-j or -o json), or in the Prometheus text exposition
+ * format (-o prometheus) for node_exporter's textfile collector.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfs.h"
+#include "cli.h"
+#include "print.h"
+
+#define ST_BUCKETS	24	/* drivers/purlin.h PURLIN_LAT_BUCKETS */
+
+static const char *const st_ops[] = { "read", "write", "other" };
+static const char *const st_stages[] = { "total", "device" };
+
+struct st_hist {
+	unsigned long long count, sum_us, buckets[ST_BUCKETS];
+};
+
+/* One namespace's figures; have_lat false on a target without the file. */
+struct st_ns {
+	const char *subsys, *nsid;
+	unsigned long long read_cmds, read_bytes, write_cmds, write_bytes;
+	unsigned long long errors, other_cmds, inflight;
+	bool have_lat;
+	struct st_hist h[3][2];	/* [op][stage] */
+};
+
+static const struct {
+	const char *key;
+	size_t off;
+} st_keys[] = {
+	{ "read_cmds", offsetof(struct st_ns, read_cmds) },
+	{ "read_bytes", offsetof(struct st_ns, read_bytes) },
+	{ "write_cmds", offsetof(struct st_ns, write_cmds) },
+	{ "write_bytes", offsetof(struct st_ns, write_bytes) },
+	{ "errors", offsetof(struct st_ns, errors) },
+	{ "other_cmds", offsetof(struct st_ns, other_cmds) },
+	{ "inflight", offsetof(struct st_ns, inflight) },
+};
+
+/* "key=N key=N ...": the known keys; unknown ones are ignored. */
+static void st_parse_counts(char *text, struct st_ns *ns)
+{
+	for (char *w = strtok(text, " \n"); w; w = strtok(NULL, " \n")) {
+		char *eq = strchr(w, '=');
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		for (size_t i = 0; i < ARRAY_SIZE(st_keys); i++)
+			if (!strcmp(w, st_keys[i].key))
+				*(unsigned long long *)((char *)ns + st_keys[i].off) =
+					strtoull(eq + 1, NULL, 10);
+	}
+}
+
+/* "OP_STAGE count=N sum_us=N buckets=N,...": false on anything else. */
+static bool st_parse_hist_line(const char *line, struct st_ns *ns)
+{
+	char name[32];
+	const char *p;
+	struct st_hist *h = NULL;
+
+	if (sscanf(line, "%31s", name) != 1)
+		return false;
+	for (size_t o = 0; o < 3; o++)
+		for (size_t s = 0; s < 2; s++) {
+			char want[32];
+
+			snprintf(want, sizeof(want), "%s_%s", st_ops[o], st_stages[s]);
+			if (!strcmp(name, want))
+				h = &ns->h[o][s];
+		}
+	if (!h || sscanf(line + strlen(name), " count=%llu sum_us=%llu", &h->count,
+			 &h->sum_us) != 2 || !(p = strstr(line, " buckets=")))
+		return false;
+	p += strlen(" buckets=");
+	for (int b = 0; b < ST_BUCKETS; b++) {
+		char *end;
+
+		h->buckets[b] = strtoull(p, &end, 10);
+		if (end == p || (b < ST_BUCKETS - 1 && *end != ','))
+			return false;
+		p = end + 1;
+	}
+	return true;
+}
+
+static int st_read_ns(const struct pl_node *subsys, const struct pl_node *n, struct st_ns *ns)
+{
+	char *path, *text = NULL;
+	int ret;
+
+	memset(ns, 0, sizeof(*ns));
+	ns->subsys = subsys->id;
+	ns->nsid = n->id;
+	path = xasprintf("subsystems/%s/namespaces/%s/stats", subsys->id, n->id);
+	ret = cfs_read(path, &text);
+	free(path);
+	if (ret)
+		return ret;
+	st_parse_counts(text, ns);
+	free(text);
+	text = NULL;
+	path = xasprintf("subsystems/%s/namespaces/%s/latency", subsys->id, n->id);
+	if (!cfs_read(path, &text)) {
+		int lines = 0;
+
+		for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
+			lines += st_parse_hist_line(l, ns);
+		ns->have_lat = lines == 6;
+	}
+	free(path);
+	free(text);
+	return 0;
+}
+
+/* Upper bound in us of bucket b (bucket 0: under 1 us); 0 for the last. */
+static unsigned long long st_le_us(int b)
+{
+	return b < ST_BUCKETS - 1 ? 1ULL << b : 0;
+}
+
+/* The bucket bound under which q of the commands fell, in us; 0: none or beyond. */
+static unsigned long long st_quantile_us(const struct st_hist *h, double q)
+{
+	unsigned long long seen = 0;
+
+	if (!h->count)
+		return 0;
+	for (int b = 0; b < ST_BUCKETS; b++) {
+		seen += h->buckets[b];
+		if (seen >= q * (double)h->count)
+			return st_le_us(b);
+	}
+	return 0;
+}
+
+/* Add s to sv and free it. */
+static void st_add_free(struct strv *sv, char *s)
+{
+	strv_add(sv, s);
+	free(s);
+}
+
+static char *st_us_text(unsigned long long us, bool have)
+{
+	return have ? xasprintf("%llu", us) : xstrdup("-");
+}
+
+static void st_table(struct st_ns *v, size_t n)
+{
+	static const char *const hdr[] = {
+		"SUBSYSTEM", "NSID", "READS", "WRITES", "OTHER", "ERRORS", "INFLIGHT",
+		"READ-MEAN-US", "READ-P99-US", "WRITE-MEAN-US", "WRITE-P99-US",
+	};
+	struct strv cells = { 0 };
+
+	for (size_t c = 0; c < ARRAY_SIZE(hdr); c++)
+		strv_add(&cells, hdr[c]);
+	for (size_t i = 0; i < n; i++) {
+		const struct st_hist *r = &v[i].h[0][0], *w = &v[i].h[1][0];
+		bool hr = v[i].have_lat && r->count, hw = v[i].have_lat && w->count;
+
+		strv_add(&cells, v[i].subsys);
+		strv_add(&cells, v[i].nsid);
+		st_add_free(&cells, xasprintf("%llu", v[i].read_cmds));
+		st_add_free(&cells, xasprintf("%llu", v[i].write_cmds));
+		st_add_free(&cells, xasprintf("%llu", v[i].other_cmds));
+		st_add_free(&cells, xasprintf("%llu", v[i].errors));
+		st_add_free(&cells, xasprintf("%llu", v[i].inflight));
+		st_add_free(&cells, st_us_text(hr ? r->sum_us / r->count : 0, hr));
+		st_add_free(&cells, st_us_text(st_quantile_us(r, 0.99), hr));
+		st_add_free(&cells, st_us_text(hw ? w->sum_us / w->count : 0, hw));
+		st_add_free(&cells, st_us_text(st_quantile_us(w, 0.99), hw));
+	}
+	pl_print_table(&cells, ARRAY_SIZE(hdr));
+	strv_free(&cells);
+}
+
+static void st_json(struct st_ns *v, size_t n)
+{
+	pl_print_open_object(NULL);
+	pl_print_open_array("namespaces");
+	for (size_t i = 0; i < n; i++) {
+		pl_print_open_object(NULL);
+		pl_print_string(PL_JSON, "subsystem", NULL, v[i].subsys);
+		pl_print_u64(PL_JSON, "nsid", NULL, strtoull(v[i].nsid, NULL, 10));
+		for (size_t k = 0; k < ARRAY_SIZE(st_keys); k++)
+			pl_print_u64(PL_JSON, st_keys[k].key, NULL,
+				     *(unsigned long long *)((char *)&v[i] + st_keys[k].off));
+		if (v[i].have_lat) {
+			pl_print_open_object("latency");
+			for (size_t o = 0; o < 3; o++)
+				for (size_t s = 0; s < 2; s++) {
+					const struct st_hist *h = &v[i].h[o][s];
+					char key[32];
+
+					snprintf(key, sizeof(key), "%s_%s", st_ops[o], st_stages[s]);
+					pl_print_open_object(key);
+					pl_print_u64(PL_JSON, "count", NULL, h->count);
+					pl_print_u64(PL_JSON, "sum_us", NULL, h->sum_us);
+					pl_print_open_array("buckets");
+					for (int b = 0; b < ST_BUCKETS; b++)
+						pl_print_u64(PL_JSON, NULL, NULL, h->buckets[b]);
+					pl_print_close_array();
+					pl_print_close_object();
+				}
+			pl_print_close_object();
+		}
+		pl_print_close_object();
+	}
+	pl_print_close_array();
+	pl_print_close_object();
+}
+
+/* A label value with \, " and newline escaped, as the format wants. */
+static void st_label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void st_labels(FILE *f, const struct st_ns *ns)
+{
+	fputs("subsystem=\"", f);
+	st_label(f, ns->subsys);
+	fputs("\",nsid=\"", f);
+	st_label(f, ns->nsid);
+	fputc('"', f);
+}
+
+static void st_prometheus(FILE *f, struct st_ns *v, size_t n)
+{
+	static const struct {
+		const char *name, *type, *help;
+		size_t off;
+	} m[] = {
+		{ "read_commands_total", "counter", "Read commands completed.",
+		  offsetof(struct st_ns, read_cmds) },
+		{ "read_bytes_total", "counter", "Bytes read.", offsetof(struct st_ns, read_bytes) },
+		{ "write_commands_total", "counter", "Write commands completed.",
+		  offsetof(struct st_ns, write_cmds) },
+		{ "write_bytes_total", "counter", "Bytes written.",
+		  offsetof(struct st_ns, write_bytes) },
+		{ "other_commands_total", "counter",
+		  "Other I/O commands completed (Flush, Write Zeroes, Dataset Management).",
+		  offsetof(struct st_ns, other_cmds) },
+		{ "errors_total", "counter", "I/O commands that failed.",
+		  offsetof(struct st_ns, errors) },
+		{ "inflight", "gauge", "I/O commands the back end has now.",
+		  offsetof(struct st_ns, inflight) },
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(m); k++) {
+		fprintf(f, "# HELP purlin_namespace_%s %s\n# TYPE purlin_namespace_%s %s\n",
+			m[k].name, m[k].help, m[k].name, m[k].type);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "purlin_namespace_%s{", m[k].name);
+			st_labels(f, &v[i]);
+			fprintf(f, "} %llu\n", *(unsigned long long *)((char *)&v[i] + m[k].off));
+		}
+	}
+	fputs("# HELP purlin_namespace_latency_seconds Time of I/O commands in the target: stage total "
+	      "from the capsule parsed to the completion queued, stage device from the back end's "
+	      "start to completion.\n"
+	      "# TYPE purlin_namespace_latency_seconds histogram\n", f);
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].have_lat)
+			continue;
+		for (size_t o = 0; o < 3; o++)
+			for (size_t s = 0; s < 2; s++) {
+				const struct st_hist *h = &v[i].h[o][s];
+				unsigned long long cum = 0;
+
+				for (int b = 0; b < ST_BUCKETS; b++) {
+					cum += h->buckets[b];
+					fputs("purlin_namespace_latency_seconds_bucket{", f);
+					st_labels(f, &v[i]);
+					fprintf(f, ",op=\"%s\",stage=\"%s\",le=\"", st_ops[o], st_stages[s]);
+					if (b < ST_BUCKETS - 1)
+						fprintf(f, "%g", st_le_us(b) / 1e6);
+					else
+						fputs("+Inf", f);
+					fprintf(f, "\"} %llu\n", cum);
+				}
+				fputs("purlin_namespace_latency_seconds_sum{", f);
+				st_labels(f, &v[i]);
+				fprintf(f, ",op=\"%s\",stage=\"%s\"} %.6f\n", st_ops[o], st_stages[s],
+					h->sum_us / 1e6);
+				fputs("purlin_namespace_latency_seconds_count{", f);
+				st_labels(f, &v[i]);
+				fprintf(f, ",op=\"%s\",stage=\"%s\"} %llu\n", st_ops[o], st_stages[s],
+					h->count);
+			}
+	}
+}
+
+static int stats_run(struct pl_ctx *ctx, int argc, char **argv)
+{
+	const char *cmd = "stats";
+	bool json = ctx->json, prom = false;
+	struct pl_node *live;
+	struct st_ns *v = NULL;
+	size_t n = 0;
+	int ret = PL_EXIT_OK;
+
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "-o"))
+			return pl_usage_error(cmd, "unexpected argument '%s'", argv[i]);
+		if (i + 1 >= argc)
+			return pl_usage_error(cmd, "-o needs text, json or prometheus");
+		i++;
+		if (!strcmp(argv[i], "json"))
+			json = true;
+		else if (!strcmp(argv[i], "prometheus"))
+			prom = true;
+		else if (strcmp(argv[i], "text"))
+			return pl_usage_error(cmd, "-o %s: text, json or prometheus", argv[i]);
+	}
+	if (prom && json)
+		return pl_usage_error(cmd, "-j and -o prometheus: choose one");
+	if (strcmp(ctx->target, "purlin"))
+		return pl_usage_error(cmd, "the I/O statistics are Purlin's (not %s's)", ctx->target);
+	if (pl_open(ctx, &live))
+		return PL_EXIT_TARGET;
+	const struct pl_nodes *subs = pl_kids(live, PL_SUBSYS);
+
+	for (size_t i = 0; i < subs->n; i++) {
+		const struct pl_nodes *nss = &subs->v[i]->kids[0];
+
+		for (size_t j = 0; j < nss->n; j++) {
+			v = xrealloc(v, (n + 1) * sizeof(*v));
+			if (st_read_ns(subs->v[i], nss->v[j], &v[n])) {
+				pl_err_obj(cmd, "reading a namespace's stats", errno ? errno : EIO);
+				ret = PL_EXIT_TARGET;
+				goto out;
+			}
+			n++;
+		}
+	}
+	if (prom) {
+		st_prometheus(pl_out, v, n);
+	} else {
+		pl_print_start(json);
+		if (json)
+			st_json(v, n);
+		else if (n)
+			st_table(v, n);
+		else
+			pl_print_text("no namespaces\n");
+		pl_print_end();
+	}
+out:
+	free(v);
+	pl_node_free(live);
+	return ret;
+}
+
+const struct pl_object pl_obj_stats = {
+	.name = "stats",
+	.run = stats_run,
+	.usage = "[-o text|json|prometheus]",
+	.summary = "I/O counters and latency of every namespace (table, JSON, Prometheus)",
+	.examples = "  purlinctl stats\n  purlinctl stats -o json\n"
+		    "  purlinctl stats -o prometheus > /var/lib/prometheus/node-exporter/purlin.prom\n",
+};

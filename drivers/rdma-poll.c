@@ -6,8 +6,7 @@
  *
  *   prl_poller_fn()        the thread: passes while there is work, a
  *                          spin of up to poll_usecs (adapted to how
- *                          soon completions follow), longer while
- *                          commands are out, then sleep
+ *                          soon completions follow), then sleep
  *   prl_poll_pass()        one pass: every CQ reaped in batches, the
  *                          commands started under one block plug, then
  *                          the polled bios reaped (purlin_poll_bios())
@@ -32,16 +31,6 @@
 #define PRL_POLL_BATCH		16
 /* Polled bios out and nothing done for this long: poll once a tick. */
 #define PRL_POLL_BIO_SPIN_NS	(10 * NSEC_PER_MSEC)
-/*
- * While commands of its queues are out (their data, back end or response
- * under way, so completions will follow), a thread spins this many times
- * its spin budget, at most PRL_POLL_BUSY_MAX_NS, before it sleeps: at
- * queue depth a sleep per batch is two context switches per batch, what
- * the polled path is for avoiding.  A peer that never answers costs at
- * most that much spinning per event of its queues.
- */
-#define PRL_POLL_BUSY_FACTOR	20
-#define PRL_POLL_BUSY_MAX_NS	NSEC_PER_MSEC
 
 struct prl_poller {
 	struct purlin_poll_ctx ctx;	/* ctx.task: the polling thread */
@@ -120,24 +109,6 @@ static unsigned int prl_poll_pass(struct prl_poller *p, struct ib_wc *wcs)
 	return total;
 }
 
-/* Commands of its queues are out (a response is not back in its pool). */
-static bool prl_poller_busy(struct prl_poller *p)
-{
-	struct prl_rdma_queue *queue;
-	bool busy = false;
-
-	mutex_lock(&p->lock);
-	list_for_each_entry(queue, &p->queues, poll_entry) {
-		/* A snapshot: rsp_lock guards it, a stale value only spins. */
-		if (data_race(queue->nr_free) != queue->nr_rsps) {
-			busy = true;
-			break;
-		}
-	}
-	mutex_unlock(&p->lock);
-	return busy;
-}
-
 /*
  * Arm every CQ, and sleep unless a completion or event came meanwhile;
  * true if it slept.
@@ -185,15 +156,13 @@ static int prl_poller_fn(void *data)
 {
 	struct prl_poller *p = data;
 	struct ib_wc wcs[PRL_POLL_BATCH];
-	u64 idle_since = 0, now, spin, busy_spin;
-	int busy = -1;		/* this idle stretch: unknown, no, yes */
+	u64 idle_since = 0, now;
 
 	p->spin_cur = READ_ONCE(p->spin_ns);
 	while (!kthread_should_stop()) {
 		WRITE_ONCE(p->event, 0);
 		if (prl_poll_pass(p, wcs)) {
 			idle_since = 0;
-			busy = -1;
 			cond_resched();
 			continue;
 		}
@@ -214,20 +183,7 @@ static int prl_poller_fn(void *data)
 				cond_resched();
 			continue;
 		}
-		spin = min(p->spin_cur, READ_ONCE(p->spin_ns));
-		busy_spin = min_t(u64, PRL_POLL_BUSY_FACTOR * READ_ONCE(p->spin_ns),
-				  PRL_POLL_BUSY_MAX_NS);
-		/*
-		 * Whether commands are out is looked at once per idle
-		 * stretch: until a pass finds work, none arrive, and one
-		 * that ends meanwhile only makes the spin longer than
-		 * needed, within busy_spin.
-		 */
-		if (now - idle_since >= spin && now - idle_since < busy_spin &&
-		    busy < 0)
-			busy = prl_poller_busy(p);
-		if (now - idle_since < spin ||
-		    (busy > 0 && now - idle_since < busy_spin)) {
+		if (now - idle_since < min(p->spin_cur, READ_ONCE(p->spin_ns))) {
 			/* Spinning gives way to anyone woken on this CPU. */
 			if (need_resched())
 				schedule();
@@ -239,7 +195,6 @@ static int prl_poller_fn(void *data)
 		if (prl_poller_sleep(p))
 			prl_poller_adapt(p, local_clock() - now);
 		idle_since = 0;
-		busy = -1;
 	}
 	return 0;
 }

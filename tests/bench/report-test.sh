@@ -200,6 +200,17 @@ if got=$("$ireport" "$here/data/insn/kallsyms.nullblk" "$tmp/own-bad.snap" 1 2>&
 else
 	echo "PASS bench-report: owners: a share larger than its count is refused"
 fi
+# A block's worth of snapshot skew (the plugin reads a count before its
+# owners while the guest runs): clamped to the count, and said.
+printf 'ffffffff81005010 4000 rdma_rxe=1000 purlin=3003\nffffffffc0001000 996000\ntotal 1000000\n' > "$tmp/own-skew.snap"
+if got=$("$ireport" "$here/data/insn/kallsyms.nullblk" "$tmp/own-skew.snap" 1 2>&1) &&
+	case "$got" in *"nic=1000 "*) true ;; *) false ;; esac &&
+	case "$got" in *"3 owner instructions beyond"*) true ;; *) false ;; esac; then
+	echo "PASS bench-report: owners: a few instructions of skew are clamped and said"
+else
+	echo "FAIL bench-report: owners: skew of 3 instructions: $got"
+	fails=$((fails + 1))
+fi
 
 # A report without its INFO line is refused.
 grep -v '^INFO ' "$here/data/raw-profile.txt" > "$tmp/raw-bad.txt"

@@ -838,7 +838,6 @@ static void test_output_for_people_and_scripts(void **state)
 	assert_has(cli_out, "Examples:\n  purlinctl port add 1 traddr 192.0.2.10");
 }
 
-/* status: the whole target as a tree, and the same as one JSON object. */
 /* purlinctl stats: counters and latency of a namespace, three ways. */
 static void test_stats(void **state)
 {
@@ -869,7 +868,7 @@ static void test_stats(void **state)
 	assert_has(cli_out, "purlin_namespace_inflight{subsystem=\"" S1 "\",nsid=\"1\"} 3\n");
 	assert_has(cli_out, "# TYPE purlin_namespace_latency_seconds histogram\n");
 	/* cumulative: 90 under 64 us, 99 under 128 us, all under +Inf */
-	assert_has(cli_out, ",op=\"read\",stage=\"total\",le=\"6.4e-05\"} 90\n");
+	assert_has(cli_out, ",op=\"read\",stage=\"total\",le=\"0.000064\"} 90\n");
 	assert_has(cli_out, ",op=\"read\",stage=\"total\",le=\"0.000128\"} 99\n");
 	assert_has(cli_out, ",op=\"read\",stage=\"total\",le=\"+Inf\"} 100\n");
 	assert_has(cli_out, "purlin_namespace_latency_seconds_sum{subsystem=\"" S1
@@ -889,13 +888,41 @@ static void test_stats(void **state)
 	assert_int_equal(json_object_array_length(v), 24);
 	assert_int_equal(json_object_get_int(json_object_array_get_idx(v, 3)), 100);
 	json_object_put(o);
+	/* every read beyond the last bound: the p99 says so */
+	tree_write("subsystems/" S1 "/namespaces/1/latency",
+		   "bucket_le_us=1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,"
+		   "131072,262144,524288,1048576,2097152,4194304,inf\n"
+		   "read_total count=2 sum_us=10000000 buckets=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,2\n"
+		   "write_total count=0 sum_us=0 buckets=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+		   "other_total count=0 sum_us=0 buckets=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+		   "read_device count=0 sum_us=0 buckets=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+		   "write_device count=0 sum_us=0 buckets=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+		   "other_device count=0 sum_us=0 buckets=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
+	assert_ok("stats");
+	assert_has(cli_out, "5000000       >4194304");
+	/* a histogram line twice, another missing: the histograms are left out, said */
+	tree_write("subsystems/" S1 "/namespaces/1/latency",
+		   "bucket_le_us=1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,"
+		   "131072,262144,524288,1048576,2097152,4194304,inf\n"
+		   "read_total count=0 sum_us=0 buckets=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+		   "read_total count=0 sum_us=0 buckets=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
+	assert_ok("stats -o json");
+	assert_has(cli_err, "not the histograms this purlinctl knows: left out");
+	assert_true(strstr(cli_out, "\"latency\"") == NULL);
+	/* counters that are not counts: refused, named */
+	tree_write("subsystems/" S1 "/namespaces/1/stats", "read_cmds=-1 write_cmds=x\n");
+	assert_int_equal(run_cli("stats"), PL_EXIT_TARGET);
+	assert_has(cli_err, "namespaces/1/stats: not the counters this purlinctl knows");
 	/* bad arguments change nothing and say why */
 	assert_int_equal(run_cli("stats -o yaml"), PL_EXIT_USAGE);
 	assert_has(cli_err, "-o yaml: text, json or prometheus");
 	assert_int_equal(run_cli("stats -o"), PL_EXIT_USAGE);
 	assert_int_equal(run_cli("-j stats -o prometheus"), PL_EXIT_USAGE);
+	assert_int_equal(run_cli("stats -o json -o text"), PL_EXIT_USAGE);
+	assert_has(cli_err, "one output format");
 }
 
+/* status: the whole target as a tree, and the same as one JSON object. */
 static void test_status(void **state)
 {
 	struct json_object *o, *v, *s;

@@ -45,52 +45,87 @@ static const struct {
 	{ "inflight", offsetof(struct st_ns, inflight) },
 };
 
-/* "key=N key=N ...": the known keys; unknown ones are ignored. */
-static void st_parse_counts(char *text, struct st_ns *ns)
+/* A decimal count, whole; false on anything else (a sign, junk, overflow). */
+static bool st_num(const char *s, char **endp, unsigned long long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	if (endp)
+		*endp = end;
+	return endp || !*end;
+}
+
+/* "key=N key=N ...": the known keys (unknown ones are newer: ignored). */
+static bool st_parse_counts(char *text, struct st_ns *ns)
 {
 	for (char *w = strtok(text, " \n"); w; w = strtok(NULL, " \n")) {
 		char *eq = strchr(w, '=');
 
 		if (!eq)
-			continue;
+			return false;
 		*eq = '\0';
 		for (size_t i = 0; i < ARRAY_SIZE(st_keys); i++)
-			if (!strcmp(w, st_keys[i].key))
-				*(unsigned long long *)((char *)ns + st_keys[i].off) =
-					strtoull(eq + 1, NULL, 10);
+			if (!strcmp(w, st_keys[i].key) &&
+			    !st_num(eq + 1, NULL, (unsigned long long *)((char *)ns + st_keys[i].off)))
+				return false;
 	}
+	return true;
 }
 
-/* "OP_STAGE count=N sum_us=N buckets=N,...": false on anything else. */
-static bool st_parse_hist_line(const char *line, struct st_ns *ns)
+/* The bounds the kernel's latency file must start with (drivers/stats.c). */
+static bool st_header_ok(const char *line)
 {
-	char name[32];
+	char want[256];
+	int n = snprintf(want, sizeof(want), "bucket_le_us=");
+
+	for (int b = 0; b < ST_BUCKETS - 1; b++)
+		n += snprintf(want + n, sizeof(want) - n, "%llu,", 1ULL << b);
+	snprintf(want + n, sizeof(want) - n, "inf");
+	return !strcmp(line, want);
+}
+
+/*
+ * "OP_STAGE count=N sum_us=N buckets=N,...": the histogram's index
+ * (op * 2 + stage), or -1 on anything else.
+ */
+static int st_parse_hist_line(const char *line, struct st_ns *ns)
+{
+	char name[32], *end;
 	const char *p;
 	struct st_hist *h = NULL;
+	int idx = -1;
 
 	if (sscanf(line, "%31s", name) != 1)
-		return false;
-	for (size_t o = 0; o < 3; o++)
-		for (size_t s = 0; s < 2; s++) {
+		return -1;
+	for (int o = 0; o < 3; o++)
+		for (int s = 0; s < 2; s++) {
 			char want[32];
 
 			snprintf(want, sizeof(want), "%s_%s", st_ops[o], st_stages[s]);
-			if (!strcmp(name, want))
+			if (!strcmp(name, want)) {
 				h = &ns->h[o][s];
+				idx = o * 2 + s;
+			}
 		}
-	if (!h || sscanf(line + strlen(name), " count=%llu sum_us=%llu", &h->count,
-			 &h->sum_us) != 2 || !(p = strstr(line, " buckets=")))
-		return false;
-	p += strlen(" buckets=");
+	p = line + strlen(name);
+	if (!h || strncmp(p, " count=", 7) || !st_num(p + 7, &end, &h->count) ||
+	    strncmp(end, " sum_us=", 8) || !st_num(end + 8, &end, &h->sum_us) ||
+	    strncmp(end, " buckets=", 9))
+		return -1;
+	p = end + 9;
 	for (int b = 0; b < ST_BUCKETS; b++) {
-		char *end;
-
-		h->buckets[b] = strtoull(p, &end, 10);
-		if (end == p || (b < ST_BUCKETS - 1 && *end != ','))
-			return false;
+		if (!st_num(p, &end, &h->buckets[b]) ||
+		    *end != (b < ST_BUCKETS - 1 ? ',' : '\0'))
+			return -1;
 		p = end + 1;
 	}
-	return true;
+	return idx;
 }
 
 static int st_read_ns(const struct pl_node *subsys, const struct pl_node *n, struct st_ns *ns)
@@ -103,19 +138,33 @@ static int st_read_ns(const struct pl_node *subsys, const struct pl_node *n, str
 	ns->nsid = n->id;
 	path = xasprintf("subsystems/%s/namespaces/%s/stats", subsys->id, n->id);
 	ret = cfs_read(path, &text);
+	if (ret && ret != -ENOENT)
+		pl_err_obj(path, "reading it", -ret);
+	else if (!ret && !st_parse_counts(text, ns)) {
+		pl_err("%s: not the counters this purlinctl knows\n", path);
+		ret = -EPROTO;
+	}
 	free(path);
+	free(text);
 	if (ret)
 		return ret;
-	st_parse_counts(text, ns);
-	free(text);
 	text = NULL;
+	/* Older modules have no latency file: the counters alone, then. */
 	path = xasprintf("subsystems/%s/namespaces/%s/latency", subsys->id, n->id);
 	if (!cfs_read(path, &text)) {
-		int lines = 0;
+		unsigned int seen = 0;
+		char *l = strtok(text, "\n");
+		bool ok = l && st_header_ok(l);
 
-		for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
-			lines += st_parse_hist_line(l, ns);
-		ns->have_lat = lines == 6;
+		while (ok && (l = strtok(NULL, "\n"))) {
+			int i = st_parse_hist_line(l, ns);
+
+			ok = i >= 0 && !(seen & 1u << i);
+			seen |= i >= 0 ? 1u << i : 0;
+		}
+		ns->have_lat = ok && seen == 0x3f;
+		if (!ns->have_lat)
+			pl_err("%s: not the histograms this purlinctl knows: left out\n", path);
 	}
 	free(path);
 	free(text);
@@ -128,19 +177,29 @@ static unsigned long long st_le_us(int b)
 	return b < ST_BUCKETS - 1 ? 1ULL << b : 0;
 }
 
-/* The bucket bound under which q of the commands fell, in us; 0: none or beyond. */
-static unsigned long long st_quantile_us(const struct st_hist *h, double q)
+/* Commands in the buckets (the kernel sums them and count apart). */
+static unsigned long long st_total(const struct st_hist *h)
 {
-	unsigned long long seen = 0;
+	unsigned long long t = 0;
 
-	if (!h->count)
-		return 0;
-	for (int b = 0; b < ST_BUCKETS; b++) {
+	for (int b = 0; b < ST_BUCKETS; b++)
+		t += h->buckets[b];
+	return t;
+}
+
+/* A percentile's cell: its bucket's bound, ">4194304" for the last, "-" for none. */
+static char *st_pct_text(const struct st_hist *h, bool have, double q)
+{
+	unsigned long long seen = 0, total = st_total(h);
+
+	if (!have || !total)
+		return xstrdup("-");
+	for (int b = 0; b < ST_BUCKETS - 1; b++) {
 		seen += h->buckets[b];
-		if (seen >= q * (double)h->count)
-			return st_le_us(b);
+		if (seen >= q * (double)total)
+			return xasprintf("%llu", st_le_us(b));
 	}
-	return 0;
+	return xasprintf(">%llu", st_le_us(ST_BUCKETS - 2));
 }
 
 /* Add s to sv and free it. */
@@ -177,9 +236,9 @@ static void st_table(struct st_ns *v, size_t n)
 		st_add_free(&cells, xasprintf("%llu", v[i].errors));
 		st_add_free(&cells, xasprintf("%llu", v[i].inflight));
 		st_add_free(&cells, st_us_text(hr ? r->sum_us / r->count : 0, hr));
-		st_add_free(&cells, st_us_text(st_quantile_us(r, 0.99), hr));
+		st_add_free(&cells, st_pct_text(r, hr, 0.99));
 		st_add_free(&cells, st_us_text(hw ? w->sum_us / w->count : 0, hw));
-		st_add_free(&cells, st_us_text(st_quantile_us(w, 0.99), hw));
+		st_add_free(&cells, st_pct_text(w, hw, 0.99));
 	}
 	pl_print_table(&cells, ARRAY_SIZE(hdr));
 	strv_free(&cells);
@@ -292,7 +351,8 @@ static void st_prometheus(FILE *f, struct st_ns *v, size_t n)
 					st_labels(f, &v[i]);
 					fprintf(f, ",op=\"%s\",stage=\"%s\",le=\"", st_ops[o], st_stages[s]);
 					if (b < ST_BUCKETS - 1)
-						fprintf(f, "%g", st_le_us(b) / 1e6);
+						fprintf(f, "%llu.%06llu", st_le_us(b) / 1000000,
+							st_le_us(b) % 1000000);
 					else
 						fputs("+Inf", f);
 					fprintf(f, "\"} %llu\n", cum);
@@ -303,8 +363,9 @@ static void st_prometheus(FILE *f, struct st_ns *v, size_t n)
 					h->sum_us / 1e6);
 				fputs("purlin_namespace_latency_seconds_count{", f);
 				st_labels(f, &v[i]);
+				/* As the +Inf bucket, whatever count the kernel summed. */
 				fprintf(f, ",op=\"%s\",stage=\"%s\"} %llu\n", st_ops[o], st_stages[s],
-					h->count);
+					cum);
 			}
 	}
 }
@@ -312,7 +373,7 @@ static void st_prometheus(FILE *f, struct st_ns *v, size_t n)
 static int stats_run(struct pl_ctx *ctx, int argc, char **argv)
 {
 	const char *cmd = "stats";
-	bool json = ctx->json, prom = false;
+	bool json = ctx->json, prom = false, text = false;
 	struct pl_node *live;
 	struct st_ns *v = NULL;
 	size_t n = 0;
@@ -328,11 +389,13 @@ static int stats_run(struct pl_ctx *ctx, int argc, char **argv)
 			json = true;
 		else if (!strcmp(argv[i], "prometheus"))
 			prom = true;
-		else if (strcmp(argv[i], "text"))
+		else if (!strcmp(argv[i], "text"))
+			text = true;
+		else
 			return pl_usage_error(cmd, "-o %s: text, json or prometheus", argv[i]);
 	}
-	if (prom && json)
-		return pl_usage_error(cmd, "-j and -o prometheus: choose one");
+	if (prom + json + text > 1)
+		return pl_usage_error(cmd, "one output format: -j or one -o");
 	if (strcmp(ctx->target, "purlin"))
 		return pl_usage_error(cmd, "the I/O statistics are Purlin's (not %s's)", ctx->target);
 	if (pl_open(ctx, &live))
@@ -344,8 +407,11 @@ static int stats_run(struct pl_ctx *ctx, int argc, char **argv)
 
 		for (size_t j = 0; j < nss->n; j++) {
 			v = xrealloc(v, (n + 1) * sizeof(*v));
-			if (st_read_ns(subs->v[i], nss->v[j], &v[n])) {
-				pl_err_obj(cmd, "reading a namespace's stats", errno ? errno : EIO);
+			int r = st_read_ns(subs->v[i], nss->v[j], &v[n]);
+
+			if (r == -ENOENT)	/* gone meanwhile, or no stats: skipped */
+				continue;
+			if (r) {
 				ret = PL_EXIT_TARGET;
 				goto out;
 			}
@@ -354,6 +420,11 @@ static int stats_run(struct pl_ctx *ctx, int argc, char **argv)
 	}
 	if (prom) {
 		st_prometheus(pl_out, v, n);
+		/* A textfile collector must not take a cut-short file. */
+		if (fflush(pl_out) || ferror(pl_out)) {
+			pl_err_obj(cmd, "writing the output", errno ? errno : EIO);
+			ret = PL_EXIT_FAIL;
+		}
 	} else {
 		pl_print_start(json);
 		if (json)

@@ -78,8 +78,9 @@ log "reads: $mean us in the target on average, $fio_mean us seen by fio"
 report "purlin-stats: mean read $mean us in the target, $fio_mean us at the host"
 
 log "purlinctl stats: the same figures, as a table and for Prometheus"
+row="^$NQN  *1  *$(st read_cmds)  *$(st write_cmds)  *$(st other_cmds)  *$(st errors)  *0  *$(( $(lat read_total sum_us) / $(lat read_total count) )) "
 purlinctl stats | tee pstats.txt
-grep -q "^$NQN  *1  *$(st read_cmds)  *$(st write_cmds)  *$(st other_cmds)  *$(st errors)  *0  *$(( $(lat read_total sum_us) / $(lat read_total count) )) " pstats.txt ||
+grep -q "$row" pstats.txt ||
 	fail "purlinctl stats does not show the namespace's counters and mean"
 purlinctl stats -o prometheus > prom.txt
 grep -q "^purlin_namespace_read_commands_total{subsystem=\"$NQN\",nsid=\"1\"} $(st read_cmds)\$" prom.txt ||

@@ -128,40 +128,55 @@ static enum purlin_lat_kind purlin_lat_kind(u8 op)
 	return PURLIN_LAT_OTHER;
 }
 
-static void purlin_lat_add(struct purlin_lat_hist __percpu *h, u64 ns)
+/* One command's latencies, worked out once for all the objects it counts in. */
+struct purlin_lat_sample {
+	enum purlin_lat_kind kind;
+	bool executed;
+	u64 total_ns, device_ns;
+	unsigned int total_b, device_b;
+};
+
+static unsigned int purlin_lat_bucket(u64 ns)
 {
 	u64 us = div_u64(ns, NSEC_PER_USEC);
-	unsigned int b = us ? min_t(unsigned int, fls64(us),
-				    PURLIN_LAT_BUCKETS - 1) : 0;
 
+	return us ? min_t(unsigned int, fls64(us), PURLIN_LAT_BUCKETS - 1) : 0;
+}
+
+static void purlin_lat_add(struct purlin_lat_hist __percpu *h, u64 ns,
+			   unsigned int b)
+{
 	this_cpu_inc(h->count);
 	this_cpu_add(h->sum_ns, ns);
 	this_cpu_inc(h->buckets[b]);
 }
 
 static void purlin_stats_add(struct purlin_io_stats __percpu *stats,
-			     struct purlin_req *req, u64 now, bool error)
+			     const struct purlin_req *req,
+			     const struct purlin_lat_sample *l, bool error)
 {
-	u8 op = req->cmd->common.opcode;
-	enum purlin_lat_kind k = purlin_lat_kind(op);
-
-	if (req->t_exec) {
+	if (l->executed) {
 		this_cpu_inc(stats->c.ended);
-		purlin_lat_add(&stats->lat_device[k], now - req->t_exec);
+		purlin_lat_add(&stats->lat_device[l->kind], l->device_ns,
+			       l->device_b);
 	}
-	purlin_lat_add(&stats->lat_total[k], now - req->t_recv);
+	purlin_lat_add(&stats->lat_total[l->kind], l->total_ns, l->total_b);
 	if (error) {
 		this_cpu_inc(stats->c.errors);
 		return;
 	}
-	if (op == nvme_cmd_read) {
+	switch (l->kind) {
+	case PURLIN_LAT_READ:
 		this_cpu_inc(stats->c.read_cmds);
 		this_cpu_add(stats->c.read_bytes, req->data_len);
-	} else if (op == nvme_cmd_write) {
+		break;
+	case PURLIN_LAT_WRITE:
 		this_cpu_inc(stats->c.write_cmds);
 		this_cpu_add(stats->c.write_bytes, req->data_len);
-	} else {
+		break;
+	default:
 		this_cpu_inc(stats->c.other_cmds);
+		break;
 	}
 }
 
@@ -204,6 +219,7 @@ static void purlin_error_ring_add(struct purlin_req *req, u16 status)
 void purlin_stats_account(struct purlin_req *req, u16 status)
 {
 	struct purlin_ctrl *ctrl = req->sq->ctrl;
+	struct purlin_lat_sample l = { 0 };
 	u64 now;
 
 	if (status && ctrl && !(status == (NVME_SC_ABORT_REQ | PURLIN_DNR) &&
@@ -212,9 +228,17 @@ void purlin_stats_account(struct purlin_req *req, u16 status)
 	if (!req->ns || !req->sq->qid)
 		return;
 	now = ktime_get_ns();
-	purlin_stats_add(req->ns->stats, req, now, status);
+	l.kind = purlin_lat_kind(req->cmd->common.opcode);
+	l.executed = req->t_exec;
+	l.total_ns = now - req->t_recv;
+	l.total_b = purlin_lat_bucket(l.total_ns);
+	if (l.executed) {
+		l.device_ns = now - req->t_exec;
+		l.device_b = purlin_lat_bucket(l.device_ns);
+	}
+	purlin_stats_add(req->ns->stats, req, &l, status);
 	if (ctrl)
-		purlin_stats_add(ctrl->stats, req, now, status);
+		purlin_stats_add(ctrl->stats, req, &l, status);
 }
 
 /* Newest entry first, as the log page wants. */

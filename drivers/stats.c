@@ -136,24 +136,29 @@ struct purlin_lat_sample {
 	unsigned int total_b, device_b;
 };
 
-static unsigned int purlin_lat_bucket(u64 ns)
+static inline unsigned int purlin_lat_bucket(u64 ns)
 {
 	u64 us = div_u64(ns, NSEC_PER_USEC);
 
 	return us ? min_t(unsigned int, fls64(us), PURLIN_LAT_BUCKETS - 1) : 0;
 }
 
-static void purlin_lat_add(struct purlin_lat_hist __percpu *h, u64 ns,
-			   unsigned int b)
+/*
+ * Inlined, as is purlin_stats_add(): they run for every I/O, for two
+ * objects, and a call costs as much as their few per-CPU adds.
+ */
+static __always_inline void purlin_lat_add(struct purlin_lat_hist __percpu *h,
+					   u64 ns, unsigned int b)
 {
 	this_cpu_inc(h->count);
 	this_cpu_add(h->sum_ns, ns);
 	this_cpu_inc(h->buckets[b]);
 }
 
-static void purlin_stats_add(struct purlin_io_stats __percpu *stats,
-			     const struct purlin_req *req,
-			     const struct purlin_lat_sample *l, bool error)
+static __always_inline void
+purlin_stats_add(struct purlin_io_stats __percpu *stats,
+		 const struct purlin_req *req,
+		 const struct purlin_lat_sample *l, bool error)
 {
 	if (l->executed) {
 		this_cpu_inc(stats->c.ended);

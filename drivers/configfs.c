@@ -590,7 +590,8 @@ CONFIGFS_ATTR(purlin_ns_, resv_enable);
 
 /*
  * The reservation state as text (resv.c, configfs.md): always readable;
- * written back only while the namespace is disabled and resv_enable is on.
+ * written back only while the namespace is disabled (and, but for the
+ * empty state, resv_enable is on).
  */
 static ssize_t purlin_ns_resv_state_show(struct config_item *item,
 					 char *page)
@@ -607,8 +608,6 @@ static ssize_t purlin_ns_resv_state_store(struct config_item *item,
 	mutex_lock(&ns->enable_lock);
 	if (ns->enabled)
 		ret = -EBUSY;
-	else if (!ns->resv.enabled)
-		ret = -EINVAL;
 	else
 		ret = purlin_resv_state_store(ns, page, count);
 	mutex_unlock(&ns->enable_lock);

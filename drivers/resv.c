@@ -23,6 +23,7 @@
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
+#include <linux/ctype.h>
 #include <linux/slab.h>
 
 #include "purlin.h"
@@ -825,6 +826,7 @@ static int purlin_parse_registrant(char *line, struct purlin_registrant *reg,
 				   u32 *holder)
 {
 	char *s = line, val[UUID_STRING_LEN + 1];
+	int i;
 
 	if (strncmp(s, "registrant ", 11))
 		return -EINVAL;
@@ -833,8 +835,12 @@ static int purlin_parse_registrant(char *line, struct purlin_registrant *reg,
 	    strlen(val) != UUID_STRING_LEN || uuid_parse(val, &reg->hostid))
 		return -EINVAL;
 	if (purlin_field(&s, "rkey", val, sizeof(val)) ||
-	    strlen(val) != 18 || strncmp(val, "0x", 2) ||
-	    kstrtou64(val + 2, 16, &reg->rkey))
+	    strlen(val) != 18 || strncmp(val, "0x", 2))
+		return -EINVAL;
+	for (i = 2; i < 18; i++)
+		if (!isxdigit(val[i]))
+			return -EINVAL;
+	if (kstrtou64(val + 2, 16, &reg->rkey))
 		return -EINVAL;
 	if (purlin_field_u32(&s, "holder", 1, holder) || s)
 		return -EINVAL;
@@ -843,8 +849,9 @@ static int purlin_parse_registrant(char *line, struct purlin_registrant *reg,
 
 /*
  * Replace the state with the text (the form resv_state shows), all of it
- * or nothing.  Only while the namespace is disabled and reservations are
- * enabled; the caller holds ns->enable_lock and checked both.
+ * or nothing.  The caller holds ns->enable_lock and checked that the
+ * namespace is disabled.  While reservations are off only the empty state
+ * is taken (and changes nothing): what resv_state shows always goes back.
  */
 int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
 			    size_t count)
@@ -901,6 +908,13 @@ int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
 	    purlin_resv_all_regs(type) ? !nr || nr_holders != nr :
 	    nr_holders != 1)
 		goto out;
+	/* Reservations off: only the empty state they show is taken back. */
+	if (!resv->enabled) {
+		if (gen || type || ptpl || nr)
+			goto out;
+		ret = 0;
+		goto out;
+	}
 
 	mutex_lock(&resv->lock);
 	purlin_resv_free_regs(resv);

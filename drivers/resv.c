@@ -382,7 +382,13 @@ static u16 purlin_resv_acquire(struct purlin_resv *resv,
 		return 0;
 	}
 	if (resv->holder->rkey == prkey) {
-		/* The holder is preempted (or the holder changes the type). */
+		/*
+		 * The holder is preempted (or changes the type): the
+		 * reservation passes on, it is not released, so the holder
+		 * leaves without the Reservation Released notices.
+		 */
+		resv->holder = NULL;
+		resv->type = PURLIN_RESV_NONE;
 		purlin_resv_preempt_key(resv, op, reg, prkey, false);
 		purlin_resv_take(resv, reg, rtype);
 		return 0;

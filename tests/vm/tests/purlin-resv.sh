@@ -5,7 +5,8 @@
 # on reads and writes (Reservation Conflict), release and clear, preempt,
 # preempt-and-abort under fio, the Reservation Notification log and its
 # mask, Reservation Persistence, Report's extended and refused formats,
-# Identify, and resv_state dump/restore with bad input refused.
+# Identify, resv_state dump/restore with bad input refused, and the wire
+# client's malformed reservation commands (nvmf-wire resv-bad).
 # timeout: 300
 
 NQN=nqn.2026-11.io.purlin.test:resv
@@ -187,6 +188,15 @@ notice $A 1
 notice $A 0
 access $A conflict conflict
 expect_status $CONFLICT nvme resv-release $A -n 1 --crkey=0xa --rtype=2 --rrela=0
+release $B --crkey=0xb --rtype=2 --rrela=0 || fail "B releases EA"
+# a preempted Registrants Only reservation passes on: not released, so the
+# preempting host is not told it was
+register $A --nrkey=0xa --rrega=0 || fail "register A again"
+acquire $A --crkey=0xa --rtype=3 --racqa=0 || fail "acquire WE-RO by A"
+acquire $B --crkey=0xb --prkey=0xa --rtype=3 --racqa=1 || fail "B preempts A's WE-RO"
+notice $A 1
+notice $B 0
+release $B --crkey=0xb --rtype=3 --rrela=0 || fail "B releases WE-RO"
 # masked: no notice for a preempted registration
 nvme set-feature $A -n 1 -f 0x82 -v 2 > /dev/null || fail "set notification mask"
 nvme get-feature $A -n 1 -f 0x82 > feat.txt || fail "get notification mask"
@@ -220,13 +230,16 @@ fio --name=busy --filename=$devA --ioengine=libaio --direct=1 --rw=randwrite \
 	--bs=4k --iodepth=16 --size=8M --time_based --runtime=60 \
 	--output-format=terse > fio.out 2>&1 &
 fpid=$!
-sleep 3
+# writes() : the namespace's write count; wait until fio's writes flow
+writes() { sed -n 's/.*write_cmds=\([0-9]*\).*/\1/p' $N/stats; }
+w0=$(writes)
+wait_for "[ \$(writes) -gt $((w0 + 200)) ]" 300
 kill -0 $fpid 2> /dev/null || { cat fio.out; fail "fio ended early"; }
 acquire $B --crkey=0xb --prkey=0xa --rtype=1 --racqa=2 || fail "preempt and abort"
 t0=$(date +%s)
 wait $fpid && fail "fio kept writing after its host was preempted"
 cat fio.out | head -5
-[ $(($(date +%s) - t0)) -lt 30 ] || fail "fio took $(($(date +%s) - t0)) s to fail"
+[ $(($(date +%s) - t0)) -lt $((30 * SCALE)) ] || fail "fio took $(($(date +%s) - t0)) s to fail"
 grep -q "Invalid exchange" fio.out ||
 	fail "fio's error is not the reservation conflict"
 report $B
@@ -287,6 +300,14 @@ access $A ok ok
 access $B ok ok
 release $B --crkey=0xb --rtype=4 --rrela=0 || fail "release the restored reservation"
 notice $A 2
+
+# ---- malformed reservation commands from the wire client -------------------
+ctx=wire
+nvmf-wire -a $TRADDR -s 4420 -n $NQN -t 60 resv-bad > wire.out 2>&1 || true
+cat wire.out
+grep -qx "PASS resv-bad" wire.out || fail "nvmf-wire resv-bad: $(grep FAIL wire.out)"
+report $A
+[ "$(u rep.bin 5 2)" = 2 ] || fail "the wire client left a registration"
 nvme disconnect -n $NQN > /dev/null
 wait_for "! ctrl_of_host $HOST_A && ! ctrl_of_host $HOST_B"
 echo 0 > $N/enable

@@ -162,8 +162,10 @@ void purlin_disc_log_changed(void)
 	mutex_unlock(&disc->lock);
 }
 
-/* Caller holds ctrl->lock.  Keep a notice; a full log loses it (the count
- * still moves, so the host sees the gap). */
+/*
+ * Caller holds ctrl->lock.  Keep a notice; a full log loses it (the count
+ * still moves, so the host sees the gap).
+ */
 static void purlin_add_resv_notice(struct purlin_ctrl *ctrl, u32 nsid, u8 type)
 {
 	struct purlin_resv_notice *n;

@@ -239,6 +239,7 @@ acquire $B --crkey=0xb --prkey=0xa --rtype=1 --racqa=2 || fail "preempt and abor
 t0=$(date +%s)
 wait $fpid && fail "fio kept writing after its host was preempted"
 cat fio.out | head -5
+log "fio failed $(($(date +%s) - t0)) s after the preempt and abort"
 [ $(($(date +%s) - t0)) -lt $((30 * SCALE)) ] || fail "fio took $(($(date +%s) - t0)) s to fail"
 grep -q "Invalid exchange" fio.out ||
 	fail "fio's error is not the reservation conflict"

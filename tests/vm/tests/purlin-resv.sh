@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Persistent reservations with the stock host and nvme-cli: two host
 # identities (host NQN and host ID each) on one namespace, through two
-# ports.  Register/replace/unregister, each of the six types' access rules
+# ports, racing for it and taking it from each other.  Register/replace/unregister, each of the six types' access rules
 # on reads and writes (Reservation Conflict), release and clear, preempt,
 # preempt-and-abort under fio, the Reservation Notification log and its
 # mask, Reservation Persistence, Report's extended and refused formats,
@@ -175,6 +175,33 @@ for t in 1 2 3 4 5 6; do
 done
 notice $B 0
 notice $A 0
+
+# ---- two hosts racing for the namespace: exactly one holds it ------------
+for round in 1 2 3 4 5 6 7 8; do
+	ctx="race $round"
+	rm -f race.a race.b
+	# (set -e holds in the subshells too: the status is taken with if)
+	( if acquire $A --crkey=0xa --rtype=2 --racqa=0 2> /dev/null; then echo 0; else echo 1; fi > race.a ) &
+	pa=$!
+	( if acquire $B --crkey=0xb --rtype=2 --racqa=0 2> /dev/null; then echo 0; else echo 1; fi > race.b ) &
+	wait $pa $!
+	ra=$(cat race.a) rb=$(cat race.b)
+	report $A
+	if [ "$ra" = 0 ] && [ "$rb" != 0 ]; then
+		win=$A id=$ID_A key=0xa
+	elif [ "$rb" = 0 ] && [ "$ra" != 0 ]; then
+		win=$B id=$ID_B key=0xb
+	else
+		fail "$ctx: acquire exit statuses A $ra, B $rb: not exactly one winner"
+	fi
+	# the winner's entry in the report
+	if [ "$(hostid_at 0)" = $id ]; then i=0; else i=1; fi
+	[ "$(u rep.bin 4 1)" = 2 ] && [ "$(reg_field $i 2 1)" = 1 ] &&
+		[ "$(reg_field $((1 - i)) 2 1)" = 0 ] || fail "$ctx: report does not show $id alone holding"
+	[ "$(hostid_at $i)" = $id ] || fail "$ctx: holder is not the winner"
+	log "$ctx: $id holds"
+	release $win --crkey=$key --rtype=2 --rrela=0 || fail "$ctx: release by the winner"
+done
 
 # ---- preempt, notices, mask ----------------------------------------------
 ctx=preempt

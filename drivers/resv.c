@@ -601,6 +601,12 @@ u16 purlin_parse_resv(struct purlin_req *req)
 
 	if (!READ_ONCE(req->ns->resv.enabled))
 		return NVME_SC_INVALID_OPCODE | PURLIN_DNR;
+	/*
+	 * Registrations are keyed by the host ID: a host without one would
+	 * share its registration with every other such host.
+	 */
+	if (uuid_is_null(&req->sq->ctrl->hostid))
+		return NVME_SC_HOST_ID_INCONSIST | PURLIN_DNR;
 	switch (cmd->common.opcode) {
 	case nvme_cmd_resv_register:
 	case nvme_cmd_resv_acquire:

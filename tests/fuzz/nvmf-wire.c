@@ -2376,7 +2376,8 @@ static void resv_keys(struct nw_queue *q, uint64_t k0, uint64_t k1)
 /*
  * Reservation commands with malformed payloads: short and long data,
  * reserved actions and types, IEKEY where it is not taken, Report without
- * the extended format or with a length past MDTS, keys that do not match.
+ * the extended format or with a length past MDTS, keys that do not match,
+ * a controller without a host ID.
  * Each gets its own status; the target stays healthy.  Needs namespace 1
  * with resv_enable set.
  */
@@ -2462,6 +2463,24 @@ static int sc_resv_bad(struct ctx *c)
 	if (nw_status(&d) || !le32toh(gen) || io.data[4] != 0xff)
 		failf(c, "Report of 4 bytes: status %#x, generation %u, byte 4 %#x",
 		      nw_status(&d), le32toh(gen), io.data[4]);
+	/* A controller with a null Host Identifier cannot register. */
+	{
+		struct nw_target t0 = c->t;
+		struct nw_queue a0 = { 0 }, io0 = { 0 };
+
+		memset(t0.hostid, 0, sizeof(t0.hostid));
+		if (nw_ctrl_open(&t0, &a0, &io0, 31, 0)) {
+			LIBFAIL(c, "controller with a null host ID");
+		} else {
+			resv_keys(&io0, 0, 0x99);
+			resv_sqe(&sqe, 0x0d, 0, 0);
+			x = (struct nw_xfer){ .sgl = NW_SGL_KEYED, .len = 16 };
+			expect_cmd(c, &io0, &sqe, &x, SC_HOSTID_INCONSIST | SC_DNR,
+				   "Register from a null host ID");
+		}
+		nw_close(&io0);
+		nw_close(&a0);
+	}
 	/* Unregister: the namespace is left as it was. */
 	resv_keys(&io, 0x77, 0);
 	resv_sqe(&sqe, 0x0d, 1, 0);

@@ -282,14 +282,12 @@ static u16 purlin_resv_register(struct purlin_resv *resv,
 		if (!reg || (!iekey && reg->rkey != crkey))
 			return NVME_SC_RESERVATION_CONFLICT | PURLIN_DNR;
 		purlin_resv_remove(resv, op, reg, 0);
-		resv->generation++;
 		return 0;
 	case PURLIN_RREGA_REPLACE:
 		if (reg) {
 			if (!iekey && reg->rkey != crkey)
 				return NVME_SC_RESERVATION_CONFLICT | PURLIN_DNR;
 			reg->rkey = nrkey;
-			resv->generation++;
 			return 0;
 		}
 		/* A host that is not registered may only replace blind. */
@@ -307,7 +305,6 @@ static u16 purlin_resv_register(struct purlin_resv *resv,
 	reg->rkey = nrkey;
 	list_add_tail(&reg->entry, &resv->regs);
 	resv->nr_regs++;
-	resv->generation++;
 	return 0;
 }
 
@@ -327,8 +324,6 @@ static u32 purlin_resv_preempt_key(struct purlin_resv *resv,
 				   PURLIN_RESV_NOTICE_REG_PREEMPTED);
 		n++;
 	}
-	if (n)
-		resv->generation++;
 	return n;
 }
 
@@ -499,6 +494,14 @@ static void purlin_resv_change_work(struct work_struct *w)
 					     le64_to_cpu(keys[0]));
 		break;
 	}
+	/*
+	 * GEN counts every successful Register (even one that changes
+	 * nothing), Preempt, Preempt and Abort and Clear.
+	 */
+	if (!status && (opcode == nvme_cmd_resv_register ||
+			(opcode == nvme_cmd_resv_acquire &&
+			 PURLIN_RESV_ACTION(cdw10) != PURLIN_RACQA_ACQUIRE)))
+		resv->generation++;
 	if (!status)
 		purlin_resv_publish(resv, &op->snap);
 	mutex_unlock(&resv->lock);
@@ -613,7 +616,12 @@ u16 purlin_parse_resv(struct purlin_req *req)
 		req->data_len = 2 * sizeof(__le64);
 		break;
 	case nvme_cmd_resv_release:
+		/*
+		 * Eight bytes (CRKEY); Linux's block layer sends its
+		 * Release and Clear in the 16-byte buffer of the other two.
+		 */
 		req->data_len = sizeof(__le64);
+		req->data_len_min = true;
 		break;
 	case nvme_cmd_resv_report:
 		numd = le32_to_cpu(cmd->common.cdw10);

@@ -2403,7 +2403,10 @@ static int sc_resv_bad(struct ctx *c)
 		{ "Register action 3", 0x0d, 3, 0, 16, SC_INVALID_FIELD | SC_DNR },
 		{ "Register action 7", 0x0d, 7, 0, 16, SC_INVALID_FIELD | SC_DNR },
 		{ "Register CPTPL 01b", 0x0d, 1u << 30, 0, 16, SC_INVALID_FIELD | SC_DNR },
-		{ "Release with 16 bytes", 0x15, 0, 0, 16, SC_SGL_INVALID_DATA | SC_DNR },
+		/* Linux's block layer sends Release in a 16-byte buffer. */
+		{ "Release with 16 bytes (not registered)", 0x15, 0, 0, 16,
+		  SC_RESV_CONFLICT | SC_DNR },
+		{ "Release with 4 bytes", 0x15, 0, 0, 4, SC_SGL_INVALID_DATA | SC_DNR },
 		{ "Acquire with 8 bytes", 0x11, 1 << 8, 0, 8, SC_SGL_INVALID_DATA | SC_DNR },
 		{ "Report without EDS", 0x0e, 15, 0, 64, SC_HOSTID_INCONSIST | SC_DNR },
 		{ "Report of NUMD 0x40000 (past MDTS)", 0x0e, 0x40000, 1, 4096,

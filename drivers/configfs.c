@@ -672,8 +672,12 @@ static struct config_group *purlin_ns_make(struct config_group *group,
 	ns->nsid = nsid;
 	ns->subsys = subsys;
 	ns->anagrpid = 1;
+	if (purlin_resv_init(&ns->resv)) {
+		purlin_stats_free(ns->stats);
+		kfree(ns);
+		return ERR_PTR(-ENOMEM);
+	}
 	mutex_init(&ns->enable_lock);
-	purlin_resv_init(&ns->resv);
 	kref_get(&subsys->ref);
 	uuid_gen(&ns->uuid);
 	config_group_init_type_name(&ns->group, name, &purlin_ns_type);

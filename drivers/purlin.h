@@ -288,6 +288,24 @@ struct purlin_resv {
 	u32 generation;
 	bool ptpl;			/* Persist Through Power Loss state */
 	struct purlin_resv_snap __rcu *snap;
+	/*
+	 * Preempt and Abort completes only once every command that passed
+	 * the access check before the preempting reservation was published
+	 * has completed: a command counts itself in inflight[epoch & 1]
+	 * (under rcu_read_lock, with the check) until purlin_req_complete().
+	 * drain_lock serializes the drains (taken without lock held).
+	 */
+	struct mutex drain_lock;
+	unsigned int epoch;
+	struct purlin_resv_inflight __percpu *inflight;
+};
+
+/*
+ * Commands in flight on a namespace with reservations on, counted per CPU
+ * in two slots (resv.c: purlin_resv_drain()).
+ */
+struct purlin_resv_inflight {
+	unsigned long n[2];
 };
 
 /* One entry of a controller's Reservation Notification log. */
@@ -527,6 +545,7 @@ struct purlin_req {
 	bool to_host;			/* controller-to-host data */
 	bool data_len_min;		/* the SGL may describe more (DSM) */
 	bool connect;			/* a Fabrics Connect (fabrics.c) */
+	u8 resv_slot;			/* 1 + ns->resv.inflight slot, or 0 */
 
 	void (*execute)(struct purlin_req *req);
 
@@ -694,7 +713,8 @@ unsigned int purlin_bufpool_free_chunks(void);
 unsigned int purlin_bufpool_total(void);
 
 /* resv.c */
-void purlin_resv_init(struct purlin_resv *resv);
+int purlin_resv_init(struct purlin_resv *resv);
+void purlin_resv_io_done(struct purlin_req *req);
 void purlin_resv_exit(struct purlin_resv *resv);
 u16 purlin_parse_resv(struct purlin_req *req);
 u16 purlin_resv_check_io(struct purlin_ns *ns, struct purlin_req *req);
@@ -706,6 +726,8 @@ ssize_t purlin_resv_state_show(struct purlin_ns *ns, char *page);
 int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
 			    size_t count);
 void purlin_resv_set_enabled(struct purlin_ns *ns, bool enable);
+
+u16 purlin_resv_check_counted(struct purlin_req *req);
 
 /*
  * The reservation access check of an I/O command to ns: a single pointer
@@ -719,9 +741,16 @@ static inline u16 purlin_resv_ns_check(struct purlin_ns *ns,
 	return purlin_resv_check_io(ns, req);
 }
 
+/*
+ * The check of a parsed I/O command to req->ns: with reservations on the
+ * command is also counted in flight until it completes (Preempt and
+ * Abort waits for it); one flag test while they are off.
+ */
 static inline u16 purlin_resv_check(struct purlin_req *req)
 {
-	return purlin_resv_ns_check(req->ns, req);
+	if (likely(!READ_ONCE(req->ns->resv.enabled)))
+		return 0;
+	return purlin_resv_check_counted(req);
 }
 
 /* configfs.c */

@@ -16,14 +16,18 @@
  * change (a registrant, the next snapshot) is allocated before the mutex is
  * taken, so a change either happens whole or not at all.
  *
- * Preempt and Abort preempts as Preempt does.  The spec leaves aborting the
- * preempted hosts' commands to the implementation: commands that passed the
- * access check before the new reservation was published finish, every
- * later one meets the new reservation (Reservation Conflict).
+ * Preempt and Abort preempts as Preempt does, then completes only after
+ * every I/O command to the namespace that passed the access check before
+ * the new reservation was published has completed (purlin_resv_drain()):
+ * none is aborted, and none of a preempted host's finishes after the
+ * Acquire; every later one meets the new reservation (Reservation
+ * Conflict).
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
 #include <linux/ctype.h>
+#include <linux/delay.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 
 #include "purlin.h"
@@ -115,10 +119,15 @@ struct purlin_resv_op {
 	struct purlin_resv_notify notify[PURLIN_RESV_MAX_REGS];
 };
 
-void purlin_resv_init(struct purlin_resv *resv)
+int purlin_resv_init(struct purlin_resv *resv)
 {
+	resv->inflight = alloc_percpu(struct purlin_resv_inflight);
+	if (!resv->inflight)
+		return -ENOMEM;
 	mutex_init(&resv->lock);
+	mutex_init(&resv->drain_lock);
 	INIT_LIST_HEAD(&resv->regs);
+	return 0;
 }
 
 /* Drop every registrant and the reservation.  Caller holds resv->lock. */
@@ -149,6 +158,72 @@ void purlin_resv_exit(struct purlin_resv *resv)
 	RCU_INIT_POINTER(resv->snap, NULL);
 	mutex_unlock(&resv->lock);
 	mutex_destroy(&resv->lock);
+	mutex_destroy(&resv->drain_lock);
+	free_percpu(resv->inflight);
+}
+
+/* Commands counted in slot idx, summed over the CPUs. */
+static unsigned long purlin_resv_inflight(struct purlin_resv *resv,
+					  unsigned int idx)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(resv->inflight, cpu)->n[idx]);
+	return sum;
+}
+
+/*
+ * Preempt and Abort: wait until every command counted before now (all
+ * that could have passed the access check under the reservation that was
+ * just replaced) has completed.  New commands count in the other slot and
+ * meet the new reservation.  The old slot only goes down from here, so a
+ * sum of zero means it is empty.  Commands complete or their queue's
+ * teardown completes them, so this ends.
+ */
+static void purlin_resv_drain(struct purlin_resv *resv)
+{
+	unsigned int old;
+
+	mutex_lock(&resv->drain_lock);
+	old = resv->epoch & 1;
+	/* After the publish: whoever sees the new slot sees the new snap. */
+	smp_store_release(&resv->epoch, resv->epoch + 1);
+	/* Every check that read the old slot has counted itself in it. */
+	synchronize_rcu();
+	while (true) {
+		smp_mb();
+		if (!purlin_resv_inflight(resv, old))
+			break;
+		msleep(1);
+	}
+	mutex_unlock(&resv->drain_lock);
+}
+
+/* An I/O command to a namespace with reservations on: count, then check. */
+u16 purlin_resv_check_counted(struct purlin_req *req)
+{
+	struct purlin_resv *resv = &req->ns->resv;
+	unsigned int idx;
+	u16 status;
+
+	rcu_read_lock();
+	idx = smp_load_acquire(&resv->epoch) & 1;
+	this_cpu_inc(resv->inflight->n[idx]);
+	req->resv_slot = idx + 1;
+	status = purlin_resv_ns_check(req->ns, req);
+	rcu_read_unlock();
+	return status;
+}
+
+/* The command is done (purlin_req_complete()): it leaves its slot. */
+void purlin_resv_io_done(struct purlin_req *req)
+{
+	/* What the command did happens before a drain sees it gone. */
+	smp_mb();
+	this_cpu_dec(req->ns->resv.inflight->n[req->resv_slot - 1]);
+	req->resv_slot = 0;
 }
 
 static bool purlin_resv_all_regs(u8 type)
@@ -510,6 +585,9 @@ static void purlin_resv_change_work(struct work_struct *w)
 		purlin_resv_event(ns->subsys, ns->nsid, &op->notify[i].hostid,
 				  op->notify[i].type);
 	purlin_resv_op_free(op);
+	if (!status && opcode == nvme_cmd_resv_acquire &&
+	    PURLIN_RESV_ACTION(cdw10) == PURLIN_RACQA_PREEMPT_ABORT)
+		purlin_resv_drain(resv);
 complete:
 	purlin_req_complete(req, status);
 }

@@ -264,8 +264,12 @@ w0=$(writes)
 wait_for "[ \$(writes) -gt $((w0 + 200)) ]" 300
 kill -0 $fpid 2> /dev/null || { cat fio.out; fail "fio ended early"; }
 acquire $B --crkey=0xb --prkey=0xa --rtype=1 --racqa=2 || fail "preempt and abort"
+# the Acquire completes only after A's writes in flight did: none after it
+w1=$(writes)
 t0=$(date +%s)
 wait $fpid && fail "fio kept writing after its host was preempted"
+[ "$(writes)" = "$w1" ] ||
+	fail "$(($(writes) - w1)) writes completed after the preempt and abort"
 cat fio.out | head -5
 log "fio failed $(($(date +%s) - t0)) s after the preempt and abort"
 [ $(($(date +%s) - t0)) -lt $((30 * SCALE)) ] || fail "fio took $(($(date +%s) - t0)) s to fail"

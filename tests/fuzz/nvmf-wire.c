@@ -2430,6 +2430,15 @@ static int sc_resv_bad(struct ctx *c)
 		EXPECT_RE(&io, &sqe, &x, cases[i].want, cases[i].what);
 	}
 	x = (struct nw_xfer){ .sgl = NW_SGL_KEYED, .len = 16 };
+	/* Reservation commands name one namespace: 0 and FFFFFFFFh do not. */
+	resv_keys(&io, 0, 0x77);
+	resv_sqe(&sqe, 0x0d, 0, 0);
+	sqe.nsid = 0;
+	EXPECT_RE(&io, &sqe, &x, SC_INVALID_NS | SC_DNR, "Register to NSID 0");
+	resv_sqe(&sqe, 0x0d, 0, 0);
+	sqe.nsid = htole32(0xffffffff);
+	EXPECT_RE(&io, &sqe, &x, SC_INVALID_NS | SC_DNR,
+		  "Register to NSID FFFFFFFFh");
 	/* Not registered: Acquire and Release conflict. */
 	resv_keys(&io, 0x77, 0);
 	resv_sqe(&sqe, 0x11, 1 << 8, 0);

@@ -963,6 +963,9 @@ int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
 	int ret = -EINVAL;
 
 	lockdep_assert_held(&ns->enable_lock);
+	/* A NUL would hide what follows it from the parse: refused. */
+	if (memchr(page, 0, count))
+		return -EINVAL;
 	buf = kmemdup_nul(page, count, GFP_KERNEL);
 	op = purlin_resv_op_alloc(false);
 	if (!buf || !op) {

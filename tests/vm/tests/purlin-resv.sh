@@ -318,6 +318,7 @@ bad "generation=1 type=0 ptpl=0\nregistrant hostid=$ID_A rkey=0x1 holder=0\n"
 bad "generation=1 type=0 ptpl=0\nregistrant hostid=$ID_A rkey=0x0000000000000001 holder=0\nregistrant hostid=$ID_A rkey=0x0000000000000002 holder=0\n"
 bad "generation=1 type=5 ptpl=0\nregistrant hostid=$ID_A rkey=0x0000000000000001 holder=1\nregistrant hostid=$ID_B rkey=0x0000000000000002 holder=0\n"
 bad "generation=1 type=0 ptpl=0 extra=1\n"
+bad "generation=1 type=0 ptpl=0\n\000junk\n"
 bad "garbage\n"
 echo 1 > $N/enable
 # the restored reservation holds for the hosts

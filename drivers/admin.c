@@ -9,7 +9,6 @@
 
 #include "purlin.h"
 
-#define PURLIN_MAX_NSID	1024
 #define PURLIN_KAS		10	/* keep-alive granularity: 10 x 100 ms */
 
 static void purlin_copy_padded(char *dst, const char *src, size_t len)
@@ -82,7 +81,8 @@ static void purlin_identify_ctrl(struct purlin_req *req)
 		id->oaes = cpu_to_le32(NVME_AEN_CFG_NS_ATTR |
 				       NVME_AEN_CFG_ANA_CHANGE);
 		id->oncs = cpu_to_le16(NVME_CTRL_ONCS_DSM |
-				       NVME_CTRL_ONCS_WRITE_ZEROES);
+				       NVME_CTRL_ONCS_WRITE_ZEROES |
+				       NVME_CTRL_ONCS_RESERVATIONS);
 		id->cmic = NVME_CTRL_CMIC_MULTI_PORT |
 			   NVME_CTRL_CMIC_MULTI_CTRL | NVME_CTRL_CMIC_ANA;
 		/* All ANA states reportable, ANA group ids may change. */
@@ -137,6 +137,7 @@ void purlin_identify_ns_fill(struct purlin_ns *ns, struct nvme_id_ns *id)
 	id->flbas = 0;
 	id->nmic = NVME_NS_NMIC_SHARED;
 	id->anagrpid = cpu_to_le32(READ_ONCE(ns->anagrpid));
+	id->rescap = purlin_resv_rescap(ns);
 	id->lbaf[0].ds = ns->blksize_shift;
 	memcpy(id->nguid, ns->nguid, sizeof(id->nguid));
 	if (!ns->file)
@@ -426,6 +427,9 @@ static void purlin_execute_get_log_page(struct purlin_req *req)
 	case NVME_LOG_CHANGED_NS:
 		purlin_log_changed_ns(req);
 		return;
+	case NVME_LOG_RESERVATION:
+		purlin_log_resv(req);
+		return;
 	default:
 		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PURLIN_DNR);
 	}
@@ -450,10 +454,11 @@ static void purlin_execute_set_features(struct purlin_req *req)
 	struct purlin_ctrl *ctrl = req->sq->ctrl;
 	u32 cdw11 = le32_to_cpu(req->cmd->common.cdw11);
 	u16 status = 0;
+	u32 cdw10 = le32_to_cpu(req->cmd->common.cdw10);
 	u16 nsq, ncq, n;
 	u32 kato;
 
-	switch (le32_to_cpu(req->cmd->common.cdw10) & 0xff) {
+	switch (cdw10 & 0xff) {
 	case NVME_FEAT_NUM_QUEUES:
 		nsq = cdw11 & 0xffff;
 		ncq = cdw11 >> 16;
@@ -503,6 +508,12 @@ static void purlin_execute_set_features(struct purlin_req *req)
 		/* Over Fabrics the host ID comes with the Connect command. */
 		status = NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR;
 		break;
+	case NVME_FEAT_RESV_MASK:
+	case NVME_FEAT_RESV_PERSIST:
+		status = purlin_is_discovery(ctrl) ?
+			 NVME_SC_INVALID_FIELD | PURLIN_DNR :
+			 purlin_resv_set_features(req, cdw10 & 0xff);
+		break;
 	default:
 		status = NVME_SC_INVALID_FIELD | PURLIN_DNR;
 	}
@@ -512,9 +523,11 @@ static void purlin_execute_set_features(struct purlin_req *req)
 static void purlin_execute_get_features(struct purlin_req *req)
 {
 	struct purlin_ctrl *ctrl = req->sq->ctrl;
+	u8 fid = le32_to_cpu(req->cmd->common.cdw10) & 0xff;
+	u16 status;
 	u32 n;
 
-	switch (le32_to_cpu(req->cmd->common.cdw10) & 0xff) {
+	switch (fid) {
 	case NVME_FEAT_NUM_QUEUES:
 		n = (ctrl->nr_io_queues ?: ctrl->subsys->max_qid) - 1;
 		purlin_req_set_result(req, n << 16 | n);
@@ -535,6 +548,13 @@ static void purlin_execute_get_features(struct purlin_req *req)
 			return;
 		}
 		purlin_complete_data(req, &ctrl->hostid, sizeof(ctrl->hostid));
+		return;
+	case NVME_FEAT_RESV_MASK:
+	case NVME_FEAT_RESV_PERSIST:
+		status = purlin_is_discovery(ctrl) ?
+			 NVME_SC_INVALID_FIELD | PURLIN_DNR :
+			 purlin_resv_get_features(req, fid);
+		purlin_req_complete(req, status);
 		return;
 	default:
 		purlin_req_complete(req, NVME_SC_INVALID_FIELD | PURLIN_DNR);
@@ -592,6 +612,8 @@ static bool purlin_feat_dataless(u8 fid)
 	case NVME_FEAT_KATO:
 	case NVME_FEAT_ASYNC_EVENT:
 	case NVME_FEAT_VOLATILE_WC:
+	case NVME_FEAT_RESV_MASK:
+	case NVME_FEAT_RESV_PERSIST:
 		return true;
 	default:
 		return false;

@@ -481,8 +481,10 @@ static ssize_t purlin_ns_buffered_io_show(struct config_item *item,
 	return sprintf(page, "%d\n", READ_ONCE(to_ns(item)->buffered_io));
 }
 
-static ssize_t purlin_ns_buffered_io_store(struct config_item *item,
-					   const char *page, size_t count)
+/* A boolean set only while the namespace is disabled, under enable_lock. */
+static ssize_t purlin_ns_store_disabled(struct config_item *item,
+					const char *page, size_t count,
+					void (*set)(struct purlin_ns *, bool))
 {
 	struct purlin_ns *ns = to_ns(item);
 	bool val;
@@ -494,9 +496,21 @@ static ssize_t purlin_ns_buffered_io_store(struct config_item *item,
 		mutex_unlock(&ns->enable_lock);
 		return -EBUSY;
 	}
-	ns->buffered_io = val;
+	set(ns, val);
 	mutex_unlock(&ns->enable_lock);
 	return count;
+}
+
+static void purlin_ns_set_buffered_io(struct purlin_ns *ns, bool val)
+{
+	ns->buffered_io = val;
+}
+
+static ssize_t purlin_ns_buffered_io_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	return purlin_ns_store_disabled(item, page, count,
+					purlin_ns_set_buffered_io);
 }
 CONFIGFS_ATTR(purlin_ns_, buffered_io);
 
@@ -559,6 +573,48 @@ static ssize_t purlin_ns_latency_show(struct config_item *item, char *page)
 }
 CONFIGFS_ATTR_RO(purlin_ns_, latency);
 
+/* Reservations on the namespace (nvmet's name); only while disabled. */
+static ssize_t purlin_ns_resv_enable_show(struct config_item *item,
+					  char *page)
+{
+	return sprintf(page, "%d\n", READ_ONCE(to_ns(item)->resv.enabled));
+}
+
+static ssize_t purlin_ns_resv_enable_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	return purlin_ns_store_disabled(item, page, count,
+					purlin_resv_set_enabled);
+}
+CONFIGFS_ATTR(purlin_ns_, resv_enable);
+
+/*
+ * The reservation state as text (resv.c, configfs.md): always readable;
+ * written back only while the namespace is disabled (and, but for the
+ * empty state, resv_enable is on).
+ */
+static ssize_t purlin_ns_resv_state_show(struct config_item *item,
+					 char *page)
+{
+	return purlin_resv_state_show(to_ns(item), page);
+}
+
+static ssize_t purlin_ns_resv_state_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	struct purlin_ns *ns = to_ns(item);
+	int ret;
+
+	mutex_lock(&ns->enable_lock);
+	if (ns->enabled)
+		ret = -EBUSY;
+	else
+		ret = purlin_resv_state_store(ns, page, count);
+	mutex_unlock(&ns->enable_lock);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_ns_, resv_state);
+
 static struct configfs_attribute *purlin_ns_attrs[] = {
 	&purlin_ns_attr_device_path,
 	&purlin_ns_attr_device_uuid,
@@ -569,6 +625,8 @@ static struct configfs_attribute *purlin_ns_attrs[] = {
 	&purlin_ns_attr_revalidate_size,
 	&purlin_ns_attr_stats,
 	&purlin_ns_attr_latency,
+	&purlin_ns_attr_resv_enable,
+	&purlin_ns_attr_resv_state,
 	NULL,
 };
 
@@ -577,6 +635,7 @@ static void purlin_ns_release(struct config_item *item)
 	struct purlin_ns *ns = to_ns(item);
 
 	kfree(ns->device_path);
+	purlin_resv_exit(&ns->resv);
 	purlin_stats_free(ns->stats);
 	purlin_subsys_put(ns->subsys);
 	kfree(ns);
@@ -613,6 +672,11 @@ static struct config_group *purlin_ns_make(struct config_group *group,
 	ns->nsid = nsid;
 	ns->subsys = subsys;
 	ns->anagrpid = 1;
+	if (purlin_resv_init(&ns->resv)) {
+		purlin_stats_free(ns->stats);
+		kfree(ns);
+		return ERR_PTR(-ENOMEM);
+	}
 	mutex_init(&ns->enable_lock);
 	kref_get(&subsys->ref);
 	uuid_gen(&ns->uuid);

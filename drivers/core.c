@@ -100,6 +100,7 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 	req->to_host = false;
 	req->data_len_min = false;
 	req->connect = false;
+	req->resv_slot = 0;
 	req->execute = NULL;
 	req->t_recv = ktime_get_ns();
 	req->t_exec = 0;
@@ -213,6 +214,8 @@ void purlin_req_complete(struct purlin_req *req, u16 status)
 					READ_ONCE(sq->sqhd));
 	purlin_stats_account(req, status);
 	if (req->ns) {
+		if (req->resv_slot)
+			purlin_resv_io_done(req);
 		purlin_ns_put(req->ns);
 		req->ns = NULL;
 	}

@@ -11,6 +11,9 @@
  * further such event is sent until the host reads that log.
  * Discovery Log Change: sent to discovery controllers whenever what the
  * discovery log could show changes.
+ * Reservation Log Page Available: a reservation notice (resv.c) joined the
+ * controller's Reservation Notification log; no further such event is sent
+ * until the host reads that log.
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
@@ -157,4 +160,78 @@ void purlin_disc_log_changed(void)
 		if (READ_ONCE(ctrl->aen_enabled) & NVME_AEN_CFG_DISC_CHANGE)
 			purlin_ctrl_event(ctrl, result);
 	mutex_unlock(&disc->lock);
+}
+
+/*
+ * Caller holds ctrl->lock.  Keep a notice; a full log loses it (the count
+ * still moves, so the host sees the gap).
+ */
+static void purlin_add_resv_notice(struct purlin_ctrl *ctrl, u32 nsid, u8 type)
+{
+	struct purlin_resv_notice *n;
+
+	lockdep_assert_held(&ctrl->lock);
+	if (!++ctrl->resv_log_count)
+		ctrl->resv_log_count = 1;
+	if (ctrl->nr_resv_log == PURLIN_RESV_LOG_SLOTS)
+		return;
+	n = &ctrl->resv_log[ctrl->nr_resv_log++];
+	n->count = ctrl->resv_log_count;
+	n->nsid = nsid;
+	n->type = type;
+}
+
+/*
+ * A reservation notice of type for the host hostid about namespace nsid:
+ * to each of the host's controllers of the subsystem that does not mask it.
+ */
+void purlin_resv_event(struct purlin_subsys *subsys, u32 nsid,
+		       const uuid_t *hostid, u8 type)
+{
+	u32 result = purlin_aen_result(NVME_AER_CSS, 0, NVME_LOG_RESERVATION);
+	struct purlin_ctrl *ctrl;
+	struct purlin_req *req;
+
+	mutex_lock(&subsys->lock);
+	list_for_each_entry(ctrl, &subsys->ctrls, entry) {
+		if (!uuid_equal(&ctrl->hostid, hostid))
+			continue;
+		req = NULL;
+		mutex_lock(&ctrl->lock);
+		if (!ctrl->fatal && !(ctrl->resv_mask[nsid] & (1 << type))) {
+			purlin_add_resv_notice(ctrl, nsid, type);
+			if (!ctrl->resv_aen_masked) {
+				ctrl->resv_aen_masked = true;
+				req = purlin_event_locked(ctrl, result);
+			}
+		}
+		mutex_unlock(&ctrl->lock);
+		if (req)
+			purlin_req_complete(req, 0);
+	}
+	mutex_unlock(&subsys->lock);
+}
+
+/*
+ * Take the oldest reservation notice (false: none), with how many are left;
+ * unless retain, the next notice may send an event again.
+ */
+bool purlin_take_resv_notice(struct purlin_ctrl *ctrl,
+			     struct purlin_resv_notice *out, u32 *left,
+			     bool retain)
+{
+	bool found;
+
+	mutex_lock(&ctrl->lock);
+	found = ctrl->nr_resv_log;
+	if (found) {
+		*out = ctrl->resv_log[0];
+		memmove(&ctrl->resv_log[0], &ctrl->resv_log[1],
+			--ctrl->nr_resv_log * sizeof(ctrl->resv_log[0]));
+		*left = ctrl->nr_resv_log;
+	}
+	if (!retain)
+		ctrl->resv_aen_masked = false;
+	mutex_unlock(&ctrl->lock);
+	return found;
 }

@@ -64,7 +64,8 @@ static void purlin_flush_all_work(struct work_struct *w)
 	while (xa_find(&subsys->namespaces, &nsid, ULONG_MAX, XA_PRESENT)) {
 		rcu_read_unlock();
 		ns = purlin_ns_get(subsys, nsid);
-		if (ns && !purlin_ana_check(req->sq->port, ns)) {
+		if (ns && !purlin_ana_check(req->sq->port, ns) &&
+		    !purlin_resv_ns_check(ns, req)) {
 			ret = ns->backend->flush_sync(ns);
 			if (ret && !status)
 				status = NVME_SC_WRITE_FAULT;
@@ -95,6 +96,10 @@ bool purlin_io_opcode_supported(u8 opcode)
 	case nvme_cmd_flush:
 	case nvme_cmd_write_zeroes:
 	case nvme_cmd_dsm:
+	case nvme_cmd_resv_register:
+	case nvme_cmd_resv_report:
+	case nvme_cmd_resv_acquire:
+	case nvme_cmd_resv_release:
 		return true;
 	default:
 		return false;
@@ -128,6 +133,17 @@ u16 purlin_parse_io(struct purlin_req *req)
 	if (!req->ns)
 		return NVME_SC_INVALID_NS | PURLIN_DNR;
 	status = purlin_ana_check(req->sq->port, req->ns);
+	if (status)
+		return status;
+
+	switch (cmd->common.opcode) {
+	case nvme_cmd_resv_register:
+	case nvme_cmd_resv_report:
+	case nvme_cmd_resv_acquire:
+	case nvme_cmd_resv_release:
+		return purlin_parse_resv(req);
+	}
+	status = purlin_resv_check(req);
 	if (status)
 		return status;
 

@@ -44,6 +44,7 @@
 #define PURLIN_MAX_QID			128
 #define PURLIN_ERR_SLOTS		64	/* error log entries per controller */
 #define PURLIN_MAX_ANA_GROUPS		128
+#define PURLIN_MAX_NSID			1024
 /*
  * Unauthenticated queues (no controller yet, or a discovery controller),
  * per port and per peer address.
@@ -235,6 +236,85 @@ struct purlin_subsys {
 	u8 ieee_oui[3];
 };
 
+/* resv.c: persistent reservations (NVMe Base 2.0, 8.19). */
+#define PURLIN_RESV_MAX_REGS		32	/* registrants per namespace */
+#define PURLIN_RESV_LOG_SLOTS		16	/* notices kept per controller */
+
+enum purlin_resv_type {
+	PURLIN_RESV_NONE,
+	PURLIN_RESV_WE,		/* Write Exclusive */
+	PURLIN_RESV_EA,		/* Exclusive Access */
+	PURLIN_RESV_WE_RO,	/* Write Exclusive - Registrants Only */
+	PURLIN_RESV_EA_RO,	/* Exclusive Access - Registrants Only */
+	PURLIN_RESV_WE_AR,	/* Write Exclusive - All Registrants */
+	PURLIN_RESV_EA_AR,	/* Exclusive Access - All Registrants */
+	PURLIN_RESV_TYPES,
+};
+
+/* A host registered with a namespace, keyed by its 128-bit Host Identifier. */
+struct purlin_registrant {
+	struct list_head entry;		/* purlin_resv.regs */
+	uuid_t hostid;
+	u64 rkey;
+};
+
+/*
+ * What the I/O path checks: a copy of the reservation taken whenever it
+ * changes, published with RCU and never written after that.
+ */
+struct purlin_resv_snap {
+	struct rcu_head rcu;
+	u8 type;			/* never PURLIN_RESV_NONE */
+	uuid_t holder;			/* WE, EA and the Registrants Only types */
+	u32 nr_regs;
+	uuid_t regs[PURLIN_RESV_MAX_REGS];
+};
+
+/*
+ * A namespace's reservation state.  It belongs to the namespace object and
+ * lives while it does, enabled or not.  lock guards every field but snap's
+ * readers; it is taken before subsys->lock and ctrl->lock (notices walk
+ * the controllers), and after ns->enable_lock (configfs).  snap is NULL
+ * while no reservation is held, so the I/O path checks one pointer.
+ */
+struct purlin_resv {
+	struct mutex lock;
+	bool enabled;			/* resv_enable: set only while disabled */
+	struct list_head regs;		/* struct purlin_registrant */
+	u32 nr_regs;
+	u8 type;			/* enum purlin_resv_type */
+	/* Non-AR types: the holder; AR types: every registrant holds it. */
+	struct purlin_registrant *holder;
+	u32 generation;
+	bool ptpl;			/* Persist Through Power Loss state */
+	struct purlin_resv_snap __rcu *snap;
+	/*
+	 * Preempt and Abort completes only once every command that passed
+	 * the access check before the preempting reservation was published
+	 * has completed: a command counts itself in inflight[epoch & 1]
+	 * (under rcu_read_lock, with the check) until purlin_req_complete().
+	 * drain_lock serializes the drains (taken without lock held).
+	 */
+	struct mutex drain_lock;
+	unsigned int epoch;
+	struct purlin_resv_inflight __percpu *inflight;
+};
+
+/*
+ * Commands in flight on a namespace with reservations on, counted per CPU
+ * in two slots (resv.c: purlin_resv_drain()).
+ */
+struct purlin_resv_inflight {
+	unsigned long n[2];
+};
+
+/* One entry of a controller's Reservation Notification log. */
+struct purlin_resv_notice {
+	u64 count;
+	u32 nsid;
+	u8 type;
+};
+
 struct purlin_ns {
 	struct config_group group;
 	struct purlin_subsys *subsys;
@@ -263,6 +343,7 @@ struct purlin_ns {
 	u32 anagrpid;			/* 1..PURLIN_MAX_ANA_GROUPS, cfg_sem */
 	u64 size;			/* bytes */
 	u8 blksize_shift;
+	struct purlin_resv resv;
 };
 
 struct purlin_subsys_link {
@@ -416,6 +497,13 @@ struct purlin_ctrl {
 	u32 changed_ns[NVME_MAX_CHANGED_NAMESPACES];
 	u32 nr_changed_ns;
 	bool ns_aen_masked;		/* until the host reads the log */
+	/* Reservation Notification log (resv.c), oldest first. */
+	struct purlin_resv_notice resv_log[PURLIN_RESV_LOG_SLOTS];
+	u32 nr_resv_log;
+	u64 resv_log_count;		/* of the last notice, kept or lost */
+	bool resv_aen_masked;		/* until the host reads the log */
+	/* Reservation Notification Mask feature, per namespace. */
+	u8 resv_mask[PURLIN_MAX_NSID + 1];
 
 	struct purlin_io_stats __percpu *stats;
 	/* The controller's share of the data buffer pool (bufpool.c). */
@@ -457,6 +545,7 @@ struct purlin_req {
 	bool to_host;			/* controller-to-host data */
 	bool data_len_min;		/* the SGL may describe more (DSM) */
 	bool connect;			/* a Fabrics Connect (fabrics.c) */
+	u8 resv_slot;			/* 1 + ns->resv.inflight slot, or 0 */
 
 	void (*execute)(struct purlin_req *req);
 
@@ -564,6 +653,11 @@ void purlin_subsys_ns_changed(struct purlin_subsys *subsys, u32 nsid);
 void purlin_disc_log_changed(void);
 u32 purlin_take_changed_ns(struct purlin_ctrl *ctrl, __le32 *list,
 			   bool retain);
+void purlin_resv_event(struct purlin_subsys *subsys, u32 nsid,
+		       const uuid_t *hostid, u8 type);
+bool purlin_take_resv_notice(struct purlin_ctrl *ctrl,
+			     struct purlin_resv_notice *out, u32 *left,
+			     bool retain);
 
 /* admin.c, fabrics.c, discovery.c, io-cmd.c */
 u16 purlin_parse_admin(struct purlin_req *req);
@@ -617,6 +711,47 @@ void purlin_bufpool_put(struct scatterlist *sg, int nents,
 void purlin_bufpool_cancel(struct purlin_buf_waiter *w);
 unsigned int purlin_bufpool_free_chunks(void);
 unsigned int purlin_bufpool_total(void);
+
+/* resv.c */
+int purlin_resv_init(struct purlin_resv *resv);
+void purlin_resv_io_done(struct purlin_req *req);
+void purlin_resv_exit(struct purlin_resv *resv);
+u16 purlin_parse_resv(struct purlin_req *req);
+u16 purlin_resv_check_io(struct purlin_ns *ns, struct purlin_req *req);
+void purlin_log_resv(struct purlin_req *req);
+u16 purlin_resv_set_features(struct purlin_req *req, u8 fid);
+u16 purlin_resv_get_features(struct purlin_req *req, u8 fid);
+u8 purlin_resv_rescap(struct purlin_ns *ns);
+ssize_t purlin_resv_state_show(struct purlin_ns *ns, char *page);
+int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
+			    size_t count);
+void purlin_resv_set_enabled(struct purlin_ns *ns, bool enable);
+
+u16 purlin_resv_check_counted(struct purlin_req *req);
+
+/*
+ * The reservation access check of an I/O command to ns: a single pointer
+ * test while the namespace holds no reservation.
+ */
+static inline u16 purlin_resv_ns_check(struct purlin_ns *ns,
+				       struct purlin_req *req)
+{
+	if (likely(!rcu_access_pointer(ns->resv.snap)))
+		return 0;
+	return purlin_resv_check_io(ns, req);
+}
+
+/*
+ * The check of a parsed I/O command to req->ns: with reservations on the
+ * command is also counted in flight until it completes (Preempt and
+ * Abort waits for it); one flag test while they are off.
+ */
+static inline u16 purlin_resv_check(struct purlin_req *req)
+{
+	if (likely(!READ_ONCE(req->ns->resv.enabled)))
+		return 0;
+	return purlin_resv_check_counted(req);
+}
 
 /* configfs.c */
 int purlin_configfs_init(void);

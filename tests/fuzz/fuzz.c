@@ -416,6 +416,11 @@ static const char *opname(bool io, uint8_t op)
 		case 0x02: return "Read";
 		case 0x08: return "Write Zeroes";
 		case 0x09: return "DSM";
+		/* Reservations: Invalid Opcode only where they are off. */
+		case 0x0d: return "Reservation Register";
+		case 0x0e: return "Reservation Report";
+		case 0x11: return "Reservation Acquire";
+		case 0x15: return "Reservation Release";
 		default: return NULL;
 		}
 	}
@@ -1203,7 +1208,8 @@ static void gen_admin(struct fz *f, struct fz_q *fq, struct rng *r,
 			lid = PICK(r, 0x00, 0x06, 0x07, 0x08, 0x0d, 0x70, 0x80,
 				   0xbf, 0xc0, 0xff);
 			ok_lid = disc ? lid == 0x70 :
-				 (lid >= 1 && lid <= 5) || lid == 0x0c;
+				 (lid >= 1 && lid <= 5) || lid == 0x0c ||
+				 lid == 0x80;
 			c->mutated = true;
 		}
 		if (chance(r, 80)) {

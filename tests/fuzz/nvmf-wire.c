@@ -2355,6 +2355,158 @@ static int sc_auth(struct ctx *c)
 	return healthy(c, "after the hostile authentication");
 }
 
+/* A reservation command to namespace 1: opcode, dword 10 and 11. */
+static void resv_sqe(struct nvme_sqe *sqe, uint8_t op, uint32_t cdw10,
+		     uint32_t cdw11)
+{
+	nw_sqe_init(sqe, op);
+	sqe->nsid = htole32(1);
+	sqe->cdw10 = htole32(cdw10);
+	sqe->cdw11 = htole32(cdw11);
+}
+
+/* Two keys (CRKEY, then NRKEY or PRKEY) at the start of the queue's data. */
+static void resv_keys(struct nw_queue *q, uint64_t k0, uint64_t k1)
+{
+	uint64_t k[2] = { htole64(k0), htole64(k1) };
+
+	memcpy(q->data, k, sizeof(k));
+}
+
+/*
+ * Reservation commands with malformed payloads: short and long data,
+ * reserved actions and types, IEKEY where it is not taken, Report without
+ * the extended format or with a length past MDTS, keys that do not match,
+ * a controller without a host ID.
+ * Each gets its own status; the target stays healthy.  Needs namespace 1
+ * with resv_enable set.
+ */
+static int sc_resv_bad(struct ctx *c)
+{
+	struct nw_queue a = { 0 }, io = { 0 };
+	const uint16_t bad_field = SC_INVALID_FIELD | SC_DNR;
+	const uint16_t conflict = SC_RESV_CONFLICT | SC_DNR;
+	struct nvme_sqe sqe;
+	struct nw_xfer x;
+	struct nw_done d;
+	uint32_t gen;
+	int ret = -1;
+	static const struct rcase {
+		const char *what;
+		uint8_t op;
+		uint32_t cdw10, cdw11, len;
+		uint16_t want;
+	} cases[] = {
+		{ "Register with 8 bytes", 0x0d, 0, 0, 8, SC_SGL_INVALID_DATA | SC_DNR },
+		{ "Register with 4096 bytes", 0x0d, 0, 0, 4096, SC_SGL_INVALID_DATA | SC_DNR },
+		{ "Register with no data", 0x0d, 0, 0, 0, SC_SGL_INVALID_DATA | SC_DNR },
+		{ "Register action 3", 0x0d, 3, 0, 16, SC_INVALID_FIELD | SC_DNR },
+		{ "Register action 7", 0x0d, 7, 0, 16, SC_INVALID_FIELD | SC_DNR },
+		{ "Register CPTPL 01b", 0x0d, 1u << 30, 0, 16, SC_INVALID_FIELD | SC_DNR },
+		/* Linux's block layer sends Release in a 16-byte buffer. */
+		{ "Release with 16 bytes (not registered)", 0x15, 0, 0, 16,
+		  SC_RESV_CONFLICT | SC_DNR },
+		{ "Release with 4 bytes", 0x15, 0, 0, 4, SC_SGL_INVALID_DATA | SC_DNR },
+		{ "Acquire with 8 bytes", 0x11, 1 << 8, 0, 8, SC_SGL_INVALID_DATA | SC_DNR },
+		{ "Report without EDS", 0x0e, 15, 0, 64, SC_HOSTID_INCONSIST | SC_DNR },
+		{ "Report of NUMD 0x40000 (past MDTS)", 0x0e, 0x40000, 1, 4096,
+		  SC_INVALID_FIELD | SC_DNR },
+		{ "Report of NUMD 0xffffffff", 0x0e, 0xffffffff, 1, 4096,
+		  SC_INVALID_FIELD | SC_DNR },
+		{ "Report of 64 bytes into 4096", 0x0e, 15, 1, 4096,
+		  SC_SGL_INVALID_DATA | SC_DNR },
+	};
+	size_t i;
+
+	if (nw_ctrl_open(&c->t, &a, &io, 31, 0)) {
+		LIBFAIL(c, "controller setup");
+		goto out;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		resv_keys(&io, 0x77, 0x77);
+		resv_sqe(&sqe, cases[i].op, cases[i].cdw10, cases[i].cdw11);
+		x = (struct nw_xfer){ .sgl = cases[i].len ? NW_SGL_KEYED : NW_SGL_NONE,
+				      .len = cases[i].len };
+		EXPECT_RE(&io, &sqe, &x, cases[i].want, cases[i].what);
+	}
+	x = (struct nw_xfer){ .sgl = NW_SGL_KEYED, .len = 16 };
+	/* Reservation commands name one namespace: 0 and FFFFFFFFh do not. */
+	resv_keys(&io, 0, 0x77);
+	resv_sqe(&sqe, 0x0d, 0, 0);
+	sqe.nsid = 0;
+	EXPECT_RE(&io, &sqe, &x, SC_INVALID_NS | SC_DNR, "Register to NSID 0");
+	resv_sqe(&sqe, 0x0d, 0, 0);
+	sqe.nsid = htole32(0xffffffff);
+	EXPECT_RE(&io, &sqe, &x, SC_INVALID_NS | SC_DNR,
+		  "Register to NSID FFFFFFFFh");
+	/* Not registered: Acquire and Release conflict. */
+	resv_keys(&io, 0x77, 0);
+	resv_sqe(&sqe, 0x11, 1 << 8, 0);
+	EXPECT_RE(&io, &sqe, &x, conflict, "Acquire before Register");
+	resv_sqe(&sqe, 0x0d, 0, 0);
+	resv_keys(&io, 0, 0x77);
+	EXPECT_RE(&io, &sqe, &x, 0, "Register key 0x77");
+	resv_keys(&io, 0x77, 0);
+	resv_sqe(&sqe, 0x11, 1 << 3 | 1 << 8, 0);
+	EXPECT_RE(&io, &sqe, &x, bad_field, "Acquire with IEKEY");
+	resv_sqe(&sqe, 0x11, 0, 0);
+	EXPECT_RE(&io, &sqe, &x, bad_field, "Acquire of type 0");
+	resv_sqe(&sqe, 0x11, 7 << 8, 0);
+	EXPECT_RE(&io, &sqe, &x, bad_field, "Acquire of type 7");
+	resv_sqe(&sqe, 0x11, 3 | 1 << 8, 0);
+	EXPECT_RE(&io, &sqe, &x, bad_field, "Acquire action 3");
+	resv_keys(&io, 0x78, 0);
+	resv_sqe(&sqe, 0x11, 1 << 8, 0);
+	EXPECT_RE(&io, &sqe, &x, conflict, "Acquire with a wrong key");
+	x.len = 8;
+	resv_sqe(&sqe, 0x15, 2, 0);
+	EXPECT_RE(&io, &sqe, &x, bad_field, "Release action 2");
+	resv_sqe(&sqe, 0x15, 0, 0);
+	EXPECT_RE(&io, &sqe, &x, conflict, "Release with a wrong key");
+	/* A Report of 4 bytes: the generation alone. */
+	memset(io.data, 0xff, 8);
+	resv_sqe(&sqe, 0x0e, 0, 1);
+	x = (struct nw_xfer){ .sgl = NW_SGL_KEYED, .len = 4 };
+	if (nw_exec(&io, &sqe, &x, &d, 10000)) {
+		LIBFAIL(c, "Report of 4 bytes");
+		goto out;
+	}
+	memcpy(&gen, io.data, 4);
+	if (nw_status(&d) || !le32toh(gen) || io.data[4] != 0xff)
+		failf(c, "Report of 4 bytes: status %#x, generation %u, byte 4 %#x",
+		      nw_status(&d), le32toh(gen), io.data[4]);
+	/* A controller with a null Host Identifier cannot register. */
+	{
+		struct nw_target t0 = c->t;
+		struct nw_queue a0 = { 0 }, io0 = { 0 };
+
+		memset(t0.hostid, 0, sizeof(t0.hostid));
+		if (nw_ctrl_open(&t0, &a0, &io0, 31, 0)) {
+			LIBFAIL(c, "controller with a null host ID");
+		} else {
+			resv_keys(&io0, 0, 0x99);
+			resv_sqe(&sqe, 0x0d, 0, 0);
+			x = (struct nw_xfer){ .sgl = NW_SGL_KEYED, .len = 16 };
+			expect_cmd(c, &io0, &sqe, &x, SC_HOSTID_INCONSIST | SC_DNR,
+				   "Register from a null host ID");
+		}
+		nw_close(&io0);
+		nw_close(&a0);
+	}
+	/* Unregister: the namespace is left as it was. */
+	resv_keys(&io, 0x77, 0);
+	resv_sqe(&sqe, 0x0d, 1, 0);
+	x = (struct nw_xfer){ .sgl = NW_SGL_KEYED, .len = 16 };
+	EXPECT_RE(&io, &sqe, &x, 0, "Unregister");
+	ret = c->why[0] ? -1 : 0;
+out:
+	nw_close(&io);
+	nw_close(&a);
+	if (ret)
+		return -1;
+	return healthy(c, "after the malformed reservation commands");
+}
+
 static const struct scenario {
 	const char *name;
 	int (*fn)(struct ctx *c);
@@ -2402,6 +2554,9 @@ static const struct scenario {
 	  true },
 	{ "auth", sc_auth,
 	  "(by name) DH-HMAC-CHAP out of order, bad lengths, t_id, replays, DH values 0/1/p-1/p, a peer stopping half way",
+	  true },
+	{ "resv-bad", sc_resv_bad,
+	  "(by name) reservation commands with short or long data, reserved actions and types, Report without EDS or past MDTS (namespace 1 with resv_enable)",
 	  true },
 	{ "small-defects", sc_small_defects,
 	  "(by name) Connect retry after a bad SGL, LPO past the end, Flush NSID ~0, control characters, responder resources 0",

@@ -120,6 +120,8 @@ _Static_assert(sizeof(struct nvmf_connect_data) == 1024, "connect data");
 #define SC_SGL_INVALID_OFFSET	0x016
 #define SC_INVALID_LOG_PAGE	0x109
 #define SC_LBA_RANGE		0x080
+#define SC_HOSTID_INCONSIST	0x018	/* Host Identifier Inconsistent Format */
+#define SC_RESV_CONFLICT	0x083	/* Reservation Conflict */
 #define SC_CONNECT_FORMAT	0x180	/* Incompatible Format */
 #define SC_CONNECT_CTRL_BUSY	0x181
 #define SC_CONNECT_INVALID_PARAM 0x182

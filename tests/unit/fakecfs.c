@@ -738,6 +738,103 @@ static int st_buffered_io(struct fake_ctx *c)
 	return show_num(c, v);
 }
 
+/* resv_enable: only while disabled; off drops the reservation state. */
+static int st_resv_enable(struct fake_ctx *c)
+{
+	bool v;
+
+	if (k_strtobool(c->val, &v))
+		return -EINVAL;
+	if (ns_enabled(c->dir))
+		return -EBUSY;
+	if (!v)
+		put(c->dir, "resv_state", "generation=0 type=0 ptpl=0");
+	return show_num(c, v);
+}
+
+/* "name=value" (one blank-separated word of *s): the value, or NULL. */
+static const char *resv_field(char **s, const char *name)
+{
+	char *tok = strsep(s, " ");
+	size_t n = strlen(name);
+
+	if (!tok || strncmp(tok, name, n) || tok[n] != '=' || !tok[n + 1])
+		return NULL;
+	return tok + n + 1;
+}
+
+static bool resv_u32(char **s, const char *name, long long max, long long *v)
+{
+	const char *val = resv_field(s, name);
+
+	return val && *val != '+' && !k_strto(val, 10, 0, max, v);
+}
+
+/*
+ * resv_state (drivers/resv.c, configfs.md): the header line, then one line
+ * per registrant; checked whole, shown normalised (lower-case hex).
+ */
+static int st_resv_state(struct fake_ctx *c)
+{
+	char *buf = strdup(c->val), *s = buf, *line, *o = c->out;
+	char hostids[32][37];
+	long long gen, type, ptpl, holder;
+	int nr = 0, holders = 0, ret = -EINVAL;
+	const char *v;
+
+	if (ns_enabled(c->dir)) {
+		free(buf);
+		return -EBUSY;
+	}
+	if (!*s)
+		goto out;
+	line = strsep(&s, "\n");
+	if (!resv_u32(&line, "generation", 0xffffffffLL, &gen) ||
+	    !resv_u32(&line, "type", 6, &type) ||
+	    !resv_u32(&line, "ptpl", 1, &ptpl) || line)
+		goto out;
+	o += snprintf(o, PATH_MAX, "generation=%lld type=%lld ptpl=%lld", gen, type, ptpl);
+	while (s && *s) {
+		line = strsep(&s, "\n");
+		if (nr == 32) {
+			ret = -E2BIG;
+			goto out;
+		}
+		if (strncmp(line, "registrant ", 11))
+			goto out;
+		line += 11;
+		v = resv_field(&line, "hostid");
+		if (!v || strlen(v) != 36 || !k_uuid_valid(v))
+			goto out;
+		for (int i = 0; i < 37; i++)
+			hostids[nr][i] = (char)tolower((unsigned char)v[i]);
+		for (int i = 0; i < nr; i++)
+			if (!strcmp(hostids[i], hostids[nr]))
+				goto out;
+		v = resv_field(&line, "rkey");
+		if (!v || strlen(v) != 18 || strncmp(v, "0x", 2))
+			goto out;
+		for (int i = 2; i < 18; i++)
+			if (!isxdigit((unsigned char)v[i]))
+				goto out;
+		if (!resv_u32(&line, "holder", 1, &holder) || line)
+			goto out;
+		holders += holder;
+		o += sprintf(o, "\nregistrant hostid=%s rkey=0x%016llx holder=%lld",
+			     hostids[nr], strtoull(v + 2, NULL, 16), holder);
+		nr++;
+	}
+	if (type == 0 ? holders != 0 : type >= 5 ? !nr || holders != nr : holders != 1)
+		goto out;
+	/* reservations off: only the empty state they show */
+	if (!get_is(c->dir, "resv_enable", "1") && (gen || type || ptpl || nr))
+		goto out;
+	ret = 0;
+out:
+	free(buf);
+	return ret;
+}
+
 static int st_ana_grpid(struct fake_ctx *c)
 {
 	long long v;
@@ -1250,6 +1347,8 @@ static const struct fake_attr ns_attrs[] = {
 	{ "stats", "read_cmds=0 read_bytes=0 write_cmds=0 write_bytes=0 errors=0 other_cmds=0 "
 	  "inflight=0", NULL, RO, NULL },
 	{ "latency", PURLIN_FAKE_LATENCY, NULL, RO, NULL },
+	{ "resv_enable", "0", NULL, RW, st_resv_enable },
+	{ "resv_state", "generation=0 type=0 ptpl=0", NULL, RW, st_resv_state },
 	{ NULL, NULL, NULL, 0, NULL },
 };
 

@@ -376,6 +376,11 @@ static void test_ns_lifecycle(void **state)
 	assert_file("subsystems/" S1 "/namespaces/1/device_path", "/dev/nullb9");
 	assert_file("subsystems/" S1 "/namespaces/1/enable", "1");
 	assert_has(cli_err, "enable 0");
+	/* reservations on: also only while disabled */
+	assert_ok("ns set " S1 " 1 resv on");
+	assert_file("subsystems/" S1 "/namespaces/1/resv_enable", "1");
+	assert_file("subsystems/" S1 "/namespaces/1/enable", "1");
+	assert_int_equal(run_cli("ns set " S1 " 1 resv maybe"), PL_EXIT_USAGE);
 
 	assert_ok("ns list");
 	assert_has(cli_out, "NSID");

@@ -543,6 +543,69 @@ static void test_restore_skips_missing_attributes(void **state)
 	assert_has(cli_err, "attr_qid_max: not supported by this target, skipped");
 }
 
+/* A subsystem whose namespace 1 has reservations on with state st. */
+#define RESV_NQN "nqn.2026-11.io.purlin.test:resv"
+#define RESV_NS "subsystems/" RESV_NQN "/namespaces/1/"
+#define RESV_FILE(st)                                                                    \
+	"{\"subsystems\": [{\"nqn\": \"" RESV_NQN "\", \"attr\": {\"allow_any_host\": \"1\"}, " \
+	"\"namespaces\": [{\"nsid\": 1, \"device\": {\"path\": \"/dev/nullb0\"}, "             \
+	"\"resv\": {\"enable\": 1, \"state\": \"" st "\"}, \"enable\": 1}]}]}"
+#define RESV_A "registrant hostid=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1a0a rkey=0x000000000000000a"
+#define RESV_B "registrant hostid=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1b0b rkey=0x000000000000000b"
+
+/*
+ * The reservation state (Purlin's resv_state, key "state" of the "resv"
+ * group beside nvmetcli's "enable") restores after resv_enable and before
+ * enable, saves as the kernel shows it, and restores again to no change;
+ * a new state for an enabled namespace disables it for the write; a state
+ * that cannot be is refused before anything is touched.
+ */
+static void test_restore_resv_state(void **state)
+{
+	char *held = scratch_file("resv.json", RESV_FILE("generation=4 type=1 ptpl=1\\n"
+							 RESV_A " holder=1\\n" RESV_B " holder=0"));
+	char *all = scratch_file("resv-all.json", RESV_FILE("generation=9 type=6 ptpl=0\\n"
+							    RESV_A " holder=1\\n" RESV_B " holder=1"));
+	char *bad = scratch_file("resv-bad.json", RESV_FILE("generation=4 type=1 ptpl=0\\n"
+							    RESV_A " holder=1\\n" RESV_B " holder=1"));
+	char *saved = scratch_file("resv-saved.json", ""), *text, *before;
+
+	(void)state;
+	assert_int_equal(run_cli("restore %s", held), 0);
+	assert_file(RESV_NS "resv_enable", "1");
+	assert_file(RESV_NS "resv_state", "generation=4 type=1 ptpl=1\n" RESV_A " holder=1\n"
+		    RESV_B " holder=0");
+	assert_file(RESV_NS "enable", "1");
+	assert_int_equal(run_cli("-v restore %s", held), 0);
+	assert_has(cli_err, "the target already matches");
+	assert_int_equal(run_cli("save %s", saved), 0);
+	text = slurp(saved);
+	assert_has(text, "\"resv\": {");
+	assert_has(text, "\"state\": \"generation=4 type=1 ptpl=1\\n" RESV_A " holder=1\\n");
+	free(text);
+	assert_int_equal(run_cli("clear"), 0);
+	assert_int_equal(run_cli("restore %s", saved), 0);
+	assert_file(RESV_NS "resv_state", "generation=4 type=1 ptpl=1\n" RESV_A " holder=1\n"
+		    RESV_B " holder=0");
+	/* another state for the enabled namespace */
+	assert_int_equal(run_cli("restore %s", all), 0);
+	assert_file(RESV_NS "resv_state", "generation=9 type=6 ptpl=0\n" RESV_A " holder=1\n"
+		    RESV_B " holder=1");
+	assert_file(RESV_NS "enable", "1");
+	/* two holders of a Write Exclusive reservation: refused, nothing touched */
+	before = tree_snapshot();
+	cfs_fail_nth(0, 0);
+	assert_int_equal(run_cli("restore %s", bad), PL_EXIT_FILE);
+	assert_has(cli_err, "resv_state");
+	assert_has(cli_err, "holders do not fit the type");
+	assert_int_equal(cfs_mutations(), 0);
+	text = tree_snapshot();
+	assert_string_equal(before, text);
+	free(text);
+	free(before);
+	assert_int_equal(run_cli("clear"), 0);
+}
+
 /* Port 1 with polled queues on CPUs cpus, then more ports. */
 #define POLL_PORT(cpus, more)                                                            \
 	"{\"ports\": [{\"portid\": 1, \"addr\": {\"trtype\": \"rdma\", \"adrfam\": \"ipv4\", "  \
@@ -855,6 +918,7 @@ int main(void)
 		T(test_bad_files_touch_nothing),
 		T(test_restore_skips_missing_attributes),
 		T(test_restore_poll_params),
+		T(test_restore_resv_state),
 		T(test_dry_run_restore),
 		T(test_restore_links_to_live_objects),
 		T(test_restore_moves_cntlid_range),

@@ -88,6 +88,40 @@ static void test_nqn_discovery(void **state)
 	assert_non_null(pl_check_nqn(PL_DISCOVERY_NQN));
 }
 
+#define VA "registrant hostid=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1a0a rkey=0x000000000000000a"
+#define VB "registrant hostid=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1b0b rkey=0x00000000000000fF"
+
+static void test_resv_state(void **state)
+{
+	(void)state;
+	CHECK(pl_check_resv_state,
+	      { "generation=0 type=0 ptpl=0", true },
+	      { "generation=4294967295 type=0 ptpl=1\n", true },
+	      { "generation=3 type=0 ptpl=0\n" VA " holder=0\n" VB " holder=0\n", true },
+	      { "generation=3 type=2 ptpl=0\n" VA " holder=0\n" VB " holder=1", true },
+	      { "generation=3 type=5 ptpl=0\n" VA " holder=1\n" VB " holder=1", true },
+	      { "", false },
+	      { "generation=4294967296 type=0 ptpl=0", false },
+	      { "generation=01 type=0 ptpl=0", false },
+	      { "generation=1 type=7 ptpl=0", false },
+	      { "generation=1 type=0 ptpl=2", false },
+	      { "generation=1 type=0 ptpl=0 x=1", false },
+	      { "generation=1 type=0", false },
+	      { "type=0 generation=1 ptpl=0", false },
+	      { "generation=1 type=1 ptpl=0", false },
+	      { "generation=1 type=5 ptpl=0", false },
+	      { "generation=1 type=0 ptpl=0\n" VA " holder=1", false },
+	      { "generation=1 type=1 ptpl=0\n" VA " holder=1\n" VB " holder=1", false },
+	      { "generation=1 type=6 ptpl=0\n" VA " holder=1\n" VB " holder=0", false },
+	      { "generation=1 type=0 ptpl=0\n" VA " holder=0\n" VA " holder=0", false },
+	      { "generation=1 type=0 ptpl=0\n" VA " holder=2", false },
+	      { "generation=1 type=0 ptpl=0\n" VA " holder=0 x", false },
+	      { "generation=1 type=0 ptpl=0\nregistrant hostid=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1a0a rkey=0xa holder=0", false },
+	      { "generation=1 type=0 ptpl=0\nregistrant hostid=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1a0a rkey=0x000000000000000g holder=0", false },
+	      { "generation=1 type=0 ptpl=0\nregistrant hostid=not-a-uuid rkey=0x000000000000000a holder=0", false },
+	      { "generation=1 type=0 ptpl=0\n\n", false });
+}
+
 static void test_uuid_nguid(void **state)
 {
 	(void)state;
@@ -323,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_nqn),
 		cmocka_unit_test(test_nqn_discovery),
 		cmocka_unit_test(test_uuid_nguid),
+		cmocka_unit_test(test_resv_state),
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_identify_strings),
 		cmocka_unit_test(test_numbers),

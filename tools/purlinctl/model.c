@@ -130,7 +130,8 @@ bool pl_attr_equal(enum pl_type type, const char *file, const char *a, const cha
 const char *pl_attr_check(enum pl_type type, const char *file, const char *value)
 {
 	const struct pl_attr_spec *spec = pl_attr_spec(type, file);
-	const char *why = pl_check_attr_value(value);
+	const char *why = pl_attr_multiline(type, file) ? pl_check_attr_text(value) :
+			  pl_check_attr_value(value);
 
 	if (!why && spec && spec->check)
 		why = spec->check(value);

@@ -94,6 +94,7 @@ const char *pl_attr_group(enum pl_type type, const char *file);
 bool pl_is_int_key(enum pl_type type, const char *file);
 /* Is file one of Purlin's own attributes, which nvmet does not have? */
 bool pl_attr_purlin_only(enum pl_type type, const char *file);
+bool pl_attr_multiline(enum pl_type type, const char *file);
 /*
  * Does the value a (wanted) equal b (what the target shows), as the target
  * compares them? A wanted -1 of a port parameter equals Purlin's default.

@@ -12,6 +12,7 @@ static const struct pl_kw ns_kws[] = {
 	{ "nguid", "device_nguid", NULL, NULL },
 	{ "ana-grpid", "ana_grpid", NULL, NULL },
 	{ "buffered-io", "buffered_io", pl_parse_bool, NULL },
+	{ "resv", "resv_enable", pl_parse_bool, NULL },
 	{ "enable", "enable", NULL, "1" },
 	{ "disable", "enable", NULL, "0" },
 	{ NULL, NULL, NULL, NULL },

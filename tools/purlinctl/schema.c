@@ -115,6 +115,8 @@ static const struct pl_attr_spec ns_attrs[] = {
 	{ "device_nguid", pl_check_nguid, PL_CMP_HEX, false },
 	{ "buffered_io", pl_check_bool, PL_CMP_NUM, false },
 	{ "resv_enable", pl_check_bool, PL_CMP_NUM, false },
+	/* Purlin's: written once reservations are on, before enable. */
+	{ "resv_state", pl_check_resv_state, PL_CMP_STR, false },
 	{ "ana_grpid", pl_check_grpid, PL_CMP_NUM, true },
 	{ "enable", pl_check_bool, PL_CMP_NUM, true },
 	{ NULL, NULL, PL_CMP_STR, false },
@@ -249,7 +251,13 @@ bool pl_attr_purlin_only(enum pl_type type, const char *file)
 	for (size_t i = 0; type == PL_PORT && i < ARRAY_SIZE(port_own); i++)
 		if (!strcmp(port_own[i], file))
 			return true;
-	return false;
+	return type == PL_NS && !strcmp(file, "resv_state");
+}
+
+/* Attributes whose value has several lines (a namespace's resv_state). */
+bool pl_attr_multiline(enum pl_type type, const char *file)
+{
+	return type == PL_NS && !strcmp(file, "resv_state");
 }
 
 const struct pl_type_spec *pl_spec(enum pl_type type)

@@ -481,6 +481,12 @@ const char *pl_check_attr_value(const char *s)
 	return NULL;
 }
 
+/* A value of several lines (one configfs page at most). */
+const char *pl_check_attr_text(const char *s)
+{
+	return strlen(s) >= 4096 ? "must be shorter than 4096 bytes" : NULL;
+}
+
 const char *pl_parse_bool(const char *s)
 {
 	static const char *const yes[] = { "on", "1", "yes", "true", NULL };
@@ -490,5 +496,70 @@ const char *pl_parse_bool(const char *s)
 		return "1";
 	if (in_set(s, no))
 		return "0";
+	return NULL;
+}
+
+/* "name=V" with V canonical decimal in [0, hi]; *v gets it. */
+static bool resv_num(const char *tok, const char *name, long long hi, long long *v)
+{
+	size_t n = strlen(name);
+
+	if (!tok || strncmp(tok, name, n) || tok[n] != '=' || !dec_in_range(tok + n + 1, 0, hi))
+		return false;
+	return pl_parse_long(tok + n + 1, 10, v);
+}
+
+/*
+ * A namespace's reservation state as resv_state shows it (configfs.md):
+ *   generation=N type=0..6 ptpl=0|1
+ *   registrant hostid=UUID rkey=0x<16 hex digits> holder=0|1   (0..32 lines)
+ * No reservation (type 0): no holder; All Registrants (5, 6): every
+ * registrant holds; the other types: exactly one holder.
+ */
+const char *pl_check_resv_state(const char *s)
+{
+	char ids[PL_RESV_MAX_REGS][37], line[128], id[37], key[19];
+	long long gen, type, ptpl, nr = 0, holders = 0;
+	const char *p = s;
+	char *save, *t1, *t2, *t3;
+	int used, hold;
+	size_t n;
+
+	n = strcspn(p, "\n");
+	if (n >= sizeof(line))
+		return "must start with a line generation=N type=T ptpl=P";
+	memcpy(line, p, n);
+	line[n] = '\0';
+	p += n + (p[n] == '\n');
+	t1 = strtok_r(line, " ", &save);
+	t2 = strtok_r(NULL, " ", &save);
+	t3 = strtok_r(NULL, " ", &save);
+	if (!resv_num(t1, "generation", 0xffffffffLL, &gen) || !resv_num(t2, "type", 6, &type) ||
+	    !resv_num(t3, "ptpl", 1, &ptpl) || strtok_r(NULL, " ", &save))
+		return "must start with a line generation=N type=T ptpl=P (T 0..6, P 0 or 1)";
+	while (*p) {
+		n = strcspn(p, "\n");
+		if (nr == PL_RESV_MAX_REGS)
+			return "holds more than 32 registrants";
+		if (n >= sizeof(line))
+			return "has a registrant line too long";
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p += n + (p[n] == '\n');
+		used = -1;
+		if (sscanf(line, "registrant hostid=%36s rkey=%18s holder=%1d%n", id, key, &hold,
+			   &used) != 3 || used != (int)n || !uuid_ok(id) || strlen(key) != 18 ||
+		    strncmp(key, "0x", 2) || !hex_run(key + 2, 16) || hold < 0 || hold > 1)
+			return "registrant lines must be: registrant hostid=UUID rkey=0x<16 hex digits> holder=0|1";
+		for (long long i = 0; i < nr; i++)
+			if (!strcasecmp(ids[i], id))
+				return "names a host ID twice";
+		strcpy(ids[nr++], id);
+		holders += hold;
+	}
+	if (type == 0 ? holders != 0 : type >= 5 ? !nr || holders != nr : holders != 1)
+		return "holders do not fit the type: none without a reservation, every registrant under types 5 and 6, else exactly one";
+	(void)gen;
+	(void)ptpl;
 	return NULL;
 }

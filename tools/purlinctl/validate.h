@@ -31,6 +31,10 @@ const char *pl_check_nguid(const char *s);
 const char *pl_check_nsid(const char *s);
 const char *pl_check_portid(const char *s);
 const char *pl_check_grpid(const char *s);
+/* Registrants a namespace's reservation state holds at most (drivers/purlin.h). */
+#define PL_RESV_MAX_REGS 32
+const char *pl_check_resv_state(const char *s);
+const char *pl_check_attr_text(const char *s);
 const char *pl_check_referral_name(const char *s);
 
 const char *pl_check_serial(const char *s);

@@ -30,14 +30,15 @@ exercise() {
 # back end, issue 4), pi_enable (nvmet only), and firmware/ieee_oui (which
 # nvmet on 6.1 lacks, like max_queue_size), addr_tsas (nvmet on 6.12) and
 # param_tos, param_max_pending(_per_addr), param_connect_timeout_ms,
-# param_cq_mode, param_poll_usecs, param_poll_cpus (Purlin only).
+# param_cq_mode, param_poll_usecs, param_poll_cpus (Purlin only), and the
+# "resv" group (resv_enable: nvmet's from Linux 6.13; resv_state: Purlin's).
 # Trailing commas go too: which line is last in an object depends on what
 # was dropped (nvmet on a kernel without CONFIG_BLK_DEV_INTEGRITY has no
 # pi_enable after inline_data_size).
 normalise() {
 	# 6.1's nvmet has no root discovery_nqn: the "discovery" group is Purlin's here
 	sed -e '/"ana_groups": \[\],*$/d' -e '/"ana_groups": \[$/,/^      \],*$/d' \
-	    -e '/"ana": {$/,/},*$/d' -e '/"dhchap": {$/,/},*$/d' -e '/^  "discovery": {$/,/^  },*$/d' "$1" |
+	    -e '/"ana": {$/,/},*$/d' -e '/"resv": {$/,/},*$/d' -e '/"dhchap": {$/,/},*$/d' -e '/^  "discovery": {$/,/^  },*$/d' "$1" |
 		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"\|"cq_mode"\|"poll_usecs"\|"poll_cpus"' |
 		sed 's/,$//'
 }

@@ -392,6 +392,58 @@ static void test_ns_lifecycle(void **state)
 			    "'purlinctl ns add " S1 " 1 path PATH' (see 'purlinctl ns list " S1 "')\n");
 }
 
+/*
+ * Limits per tenant: qos-iops, qos-bps and qos-burst-ms of hosts and
+ * namespaces reach their files, change live (an enabled namespace is not
+ * disabled around them), and bad values are refused before anything is
+ * touched; nvmet has none of them.
+ */
+static void test_qos_limits(void **state)
+{
+	(void)state;
+	assert_ok("host add " H1 " qos-iops 300 qos-burst-ms 20");
+	assert_file("hosts/" H1 "/qos_iops", "300");
+	assert_file("hosts/" H1 "/qos_burst_ms", "20");
+	assert_file("hosts/" H1 "/qos_bps", "0");
+	assert_ok("subsys add " S1);
+	assert_ok("ns add " S1 " 1 path /dev/nullb0 qos-bps 1048576");
+	assert_file("subsystems/" S1 "/namespaces/1/qos_bps", "1048576");
+	assert_ok("-v ns set " S1 " 1 qos-iops 500");
+	assert_file("subsystems/" S1 "/namespaces/1/qos_iops", "500");
+	assert_file("subsystems/" S1 "/namespaces/1/enable", "1");
+	assert_null(strstr(cli_err, "enable 0"));
+	assert_ok("host set " H1 " qos-iops 0");
+	assert_file("hosts/" H1 "/qos_iops", "0");
+
+	assert_int_equal(run_cli("host set " H1 " qos-iops 100000001"), PL_EXIT_USAGE);
+	assert_has(cli_err, "qos_iops '100000001' must be a decimal in 0..100000000 commands "
+		   "per second (0: no limit)");
+	assert_int_equal(run_cli("ns set " S1 " 1 qos-iops 600 qos-bps -5"), PL_EXIT_USAGE);
+	assert_has(cli_err, "qos_bps '-5' must be a decimal in 0..17592186044416 bytes per second");
+	assert_int_equal(run_cli("ns set " S1 " 1 qos-burst-ms 10001"), PL_EXIT_USAGE);
+	assert_has(cli_err, "qos_burst_ms '10001' must be a decimal in 0..10000 milliseconds");
+	assert_int_equal(run_cli("host set " H1 " qos-iops 0x10"), PL_EXIT_USAGE);
+	assert_file("subsystems/" S1 "/namespaces/1/qos_iops", "500");
+	assert_file("subsystems/" S1 "/namespaces/1/qos_bps", "1048576");
+	assert_file("hosts/" H1 "/qos_iops", "0");
+
+	assert_ok("ns show " S1 " 1");
+	assert_has(cli_out, "500");
+	assert_ok("-j host show " H1);
+	assert_has(cli_out, "\"qos\": {\n    \"bps\": \"0\",\n    \"burst_ms\": \"20\"");
+}
+
+static void test_qos_nvmet(void **state)
+{
+	(void)state;
+	fake_target = FAKE_NVMET;
+	assert_int_equal(run_cli("host add " H1 " qos-iops 300"), PL_EXIT_USAGE);
+	assert_has(cli_err, "qos_iops is Purlin's own: nvmet has no such attribute");
+	assert_false(tree_exists("hosts/" H1));
+	assert_ok("host add " H1);
+	assert_false(tree_exists("hosts/" H1 "/qos_iops"));
+}
+
 /* ---- ports ---- */
 
 static void test_port_defaults_and_link(void **state)
@@ -1039,6 +1091,8 @@ int main(void)
 		T(test_status),
 		T(test_stats),
 		T(test_referral_and_ana_verbs),
+		T(test_qos_limits),
+		T(test_qos_nvmet),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -81,7 +81,9 @@ now_ms() {
 	read u _ < /proc/uptime
 	echo $((${u%.*} * 1000 + (1${u#*.} - 100) * 10))
 }
-# rate SECONDS NQN...: reads per second the namespaces completed together.
+# rate SECONDS NQN...: reads per second the namespaces completed together
+# over an observation window of SECONDS (the sleeps before a rate let fio
+# reach its queue depth and a burst pass: observation windows too).
 sum_reads() {
 	local s t=0
 	for s in "$@"; do t=$((t + $(stat_of $s read_cmds))); done

@@ -182,23 +182,30 @@ bool purlin_check_data_len(struct purlin_req *req)
 }
 
 /* Hand a command to its back end (or its handler): it may go now. */
-void purlin_req_run(struct purlin_req *req)
+static __always_inline void __purlin_req_run(struct purlin_req *req)
 {
 	trace_purlin_cmd_exec(req);
 	purlin_stats_start(req);
 	req->execute(req);
 }
 
+/* A command that waited for a limit goes (qos.c). */
+void purlin_req_run(struct purlin_req *req)
+{
+	__purlin_req_run(req);
+}
+
 /*
  * Run a parsed command whose data length purlin_check_data_len() passed.
- * While no limit is set anywhere the branch below is patched out; with
- * one, a command over its limits waits in qos.c, which runs it later.
+ * While no limit is set anywhere the branch below is a patched-out jump
+ * (a NOP); with one, a command over its limits waits in qos.c, which runs
+ * it later.
  */
 void purlin_req_execute(struct purlin_req *req)
 {
 	if (static_branch_unlikely(&purlin_qos_on) && !purlin_qos_admit(req))
 		return;
-	purlin_req_run(req);
+	__purlin_req_run(req);
 }
 
 void purlin_req_set_result(struct purlin_req *req, u32 result)

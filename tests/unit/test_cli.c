@@ -899,7 +899,7 @@ static void test_stats(void **state)
 	build_small_config();
 	tree_write("subsystems/" S1 "/namespaces/1/stats",
 		   "read_cmds=100 read_bytes=409600 write_cmds=10 write_bytes=40960 errors=2 "
-		   "other_cmds=1 inflight=3\n");
+		   "other_cmds=1 inflight=3 throttled=7\n");
 	tree_write("subsystems/" S1 "/namespaces/1/latency",
 		   "bucket_le_us=1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,"
 		   "131072,262144,524288,1048576,2097152,4194304,inf\n"
@@ -918,6 +918,8 @@ static void test_stats(void **state)
 	assert_has(cli_out, "# TYPE purlin_namespace_read_commands_total counter\n"
 		   "purlin_namespace_read_commands_total{subsystem=\"" S1 "\",nsid=\"1\"} 100\n");
 	assert_has(cli_out, "purlin_namespace_inflight{subsystem=\"" S1 "\",nsid=\"1\"} 3\n");
+	assert_has(cli_out, "# TYPE purlin_namespace_throttled_commands_total counter\n"
+		   "purlin_namespace_throttled_commands_total{subsystem=\"" S1 "\",nsid=\"1\"} 7\n");
 	assert_has(cli_out, "# TYPE purlin_namespace_latency_seconds histogram\n");
 	/* cumulative: 90 under 64 us, 99 under 128 us, all under +Inf */
 	assert_has(cli_out, ",op=\"read\",stage=\"total\",le=\"0.000064\"} 90\n");
@@ -934,6 +936,8 @@ static void test_stats(void **state)
 	ns = json_object_array_get_idx(v, 0);
 	assert_true(json_object_object_get_ex(ns, "errors", &v));
 	assert_int_equal(json_object_get_int(v), 2);
+	assert_true(json_object_object_get_ex(ns, "throttled", &v));
+	assert_int_equal(json_object_get_int(v), 7);
 	assert_true(json_object_object_get_ex(ns, "latency", &v));
 	assert_true(json_object_object_get_ex(v, "read_device", &v));
 	assert_true(json_object_object_get_ex(v, "buckets", &v));

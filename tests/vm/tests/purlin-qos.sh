@@ -3,8 +3,9 @@
 # subsystems.  Host A's entry (hosts/A/qos_iops) limits every queue of both
 # its controllers together to N IOPS, within 5 %, while host B runs far
 # faster; a limit changed under load holds within a second; removing it
-# restores full speed; a namespace's own limit holds too.  Rates are the
-# target's completed reads (namespace stats) over measured windows.
+# restores full speed; a namespace's own limits (IOPS, bytes/s of writes)
+# hold too.  Rates are the target's completed reads or written bytes
+# (namespace stats) over measured windows.
 # Teardown while commands wait: namespace disable, host entry removal and
 # the subsystem leaving the port release or abort every waiter at once (a
 # drain at the limit would take far longer), and nothing is left.
@@ -64,14 +65,16 @@ da1=$(conn $S1 $A $AID)
 da3=$(conn $S3 $A $AID)
 db=$(conn $S2 $B $BID)
 
-# load DEV... : random 4k reads, queue depth 16 per device, until killed.
+# load DEV... : random 4k reads (or $RW), queue depth 16 per device, until
+# killed.
 load() {
 	local d args=""
 	for d in "$@"; do
 		args="$args --name=$(basename $d) --filename=$d"
 	done
-	fio --ioengine=libaio --direct=1 --rw=randread --bs=4k --iodepth=16 \
-		--time_based --runtime=120 --size=8M $args > /dev/null 2>&1 &
+	fio --ioengine=libaio --direct=1 --rw=${RW:-randread} --bs=4k \
+		--iodepth=16 --time_based --runtime=120 --size=8M $args \
+		> /dev/null 2>&1 &
 	echo $!
 }
 stop() { kill "$@" 2>/dev/null; wait "$@" 2>/dev/null || true; }
@@ -84,9 +87,9 @@ now_ms() {
 # rate SECONDS NQN...: reads per second the namespaces completed together
 # over an observation window of SECONDS (the sleeps before a rate let fio
 # reach its queue depth and a burst pass: observation windows too).
-sum_reads() {
+sum_reads() {	# ($KEY instead of read_cmds)
 	local s t=0
-	for s in "$@"; do t=$((t + $(stat_of $s read_cmds))); done
+	for s in "$@"; do t=$((t + $(stat_of $s ${KEY:-read_cmds}))); done
 	echo $t
 }
 rate() {
@@ -101,8 +104,8 @@ rate() {
 within() {
 	local lo=$(($2 * (100 - $3) / 100)) hi=$(($2 * (100 + $3) / 100))
 	[ $1 -ge $lo ] && [ $1 -le $hi ] ||
-		fail "$4: $1 IOPS, want $2 +-$3 % ($lo..$hi)"
-	log "$4: $1 IOPS (limit $2)"
+		fail "$4: $1 per second, want $2 +-$3 % ($lo..$hi)"
+	log "$4: $1 per second (limit $2)"
 }
 
 log "host B alone, unlimited"
@@ -153,6 +156,14 @@ log "namespace limit on B's namespace: 200 IOPS"
 echo 200 > "$(ns $S2)/qos_iops"
 holds $db $S2 200 "namespace limit"
 echo 0 > "$(ns $S2)/qos_iops"
+
+log "bytes/s limit on B's namespace: 1 MiB/s of 4 KiB writes"
+echo 1048576 > "$(ns $S2)/qos_bps"
+pb=$(RW=randwrite load $db)
+sleep 2
+within $(KEY=write_bytes rate 5 $S2) 1048576 5 "namespace bytes/s limit (B/s)"
+stop $pb
+echo 0 > "$(ns $S2)/qos_bps"
 
 log "both: host A 200 IOPS, A's namespace in S1 100 IOPS (and the other way)"
 echo 200 > $HA/qos_iops

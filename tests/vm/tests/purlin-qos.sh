@@ -77,7 +77,9 @@ load() {
 		> /dev/null 2>&1 &
 	echo $!
 }
-stop() { kill "$@" 2>/dev/null; wait "$@" 2>/dev/null || true; }
+# stop PID...: end fio (it may have ended on its own: I/O errors after a
+# disconnect).
+stop() { kill "$@" 2>/dev/null || true; wait "$@" 2>/dev/null || true; }
 # now_ms: milliseconds since boot (busybox date has no %N).
 now_ms() {
 	local u

@@ -152,8 +152,16 @@ static bool purlin_qos_take(struct purlin_qos *b, struct purlin_req *req)
 	if (!READ_ONCE(b->limited))
 		return true;
 	spin_lock_irqsave(&b->lock, flags);
-	/* A queue being torn down waits nowhere (purlin_qos_sq_gone()). */
-	if (b->limited && !test_bit(PURLIN_SQ_QOS_OFF, &req->sq->flags)) {
+	/*
+	 * A queue being torn down waits nowhere (purlin_qos_sq_gone()), nor
+	 * does a command to a namespace being disabled: it may have looked
+	 * the namespace up before the disable and reach a host bucket after
+	 * purlin_qos_ns_gone() swept it (a write whose data came late), and
+	 * the disable waits for its reference.  Both are set before the
+	 * sweeps take this lock: seen here, or the command is swept.
+	 */
+	if (b->limited && !test_bit(PURLIN_SQ_QOS_OFF, &req->sq->flags) &&
+	    !percpu_ref_is_dying(&req->ns->ref)) {
 		now = ktime_get_ns();
 		if (list_empty(&b->waiters) && purlin_qos_fits(b, req, now)) {
 			purlin_qos_charge(b, req, now);
@@ -353,7 +361,9 @@ void purlin_qos_open(struct purlin_qos *b)
  * The namespace is being disabled (no new command finds it; its reference
  * is killed): the commands that wait for it, in its own bucket and in the
  * host buckets of the subsystem's controllers, are aborted, and its bucket
- * holds nothing more until it is enabled again.
+ * holds nothing more until it is enabled again.  Commands for it that
+ * reach a bucket later wait nowhere (purlin_qos_take()): the disable's
+ * wait for the namespace's references never waits on a limit.
  */
 void purlin_qos_ns_gone(struct purlin_ns *ns)
 {

@@ -252,11 +252,16 @@ static void purlin_qos_work(struct work_struct *work)
 		purlin_qos_arm(b, now);
 	spin_unlock_irq(&b->lock);
 
+	/*
+	 * As many as every queue the bucket covers holds (thousands, after
+	 * a limit is raised or removed): give way between them.
+	 */
 	list_for_each_entry_safe(req, tmp, &go, qos_entry) {
 		list_del_init(&req->qos_entry);
 		req->qos_stage++;
 		if (purlin_qos_pass(req))
 			purlin_req_run(req);
+		cond_resched();
 	}
 }
 
@@ -293,6 +298,7 @@ static void purlin_qos_abort(struct list_head *gone)
 	list_for_each_entry_safe(req, tmp, gone, qos_entry) {
 		list_del_init(&req->qos_entry);
 		purlin_req_complete(req, NVME_SC_ABORT_REQ);
+		cond_resched();
 	}
 }
 

@@ -100,6 +100,7 @@ static u64 purlin_qos_ready_at(struct purlin_qos *b, struct purlin_req *req)
 {
 	u64 at = 0;
 
+	lockdep_assert_held(&b->lock);
 	if (b->io_ns)
 		at = b->tat_io;
 	if (b->bps && purlin_qos_bytes(req))
@@ -118,6 +119,7 @@ static void purlin_qos_charge(struct purlin_qos *b, struct purlin_req *req,
 {
 	u32 bytes = purlin_qos_bytes(req);
 
+	lockdep_assert_held(&b->lock);
 	if (b->io_ns)
 		b->tat_io = max(b->tat_io, now) + b->io_ns;
 	if (b->bps && bytes)
@@ -275,22 +277,27 @@ static void purlin_qos_sweep(struct purlin_qos *b, struct purlin_sq *sq,
 			     struct list_head *gone)
 {
 	struct purlin_req *req, *tmp;
+	unsigned int before;
 
 	spin_lock_irq(&b->lock);
 	if (close) {
 		b->closed = true;
 		WRITE_ONCE(b->limited, false);
 	}
+	before = b->nr_waiting;
 	list_for_each_entry_safe(req, tmp, &b->waiters, qos_entry) {
 		if ((sq && req->sq != sq) || (ns && req->ns != ns))
 			continue;
 		list_move_tail(&req->qos_entry, gone);
 		b->nr_waiting--;
 	}
+	/* The head may have gone: the work is due when the new one fits. */
+	if (b->nr_waiting && b->nr_waiting != before)
+		purlin_qos_arm(b, ktime_get_ns());
 	spin_unlock_irq(&b->lock);
 }
 
-/* Complete what a sweep took with Abort Requested; no lock held. */
+/* Complete what a sweep took with Abort Requested; process context. */
 static void purlin_qos_abort(struct list_head *gone)
 {
 	struct purlin_req *req, *tmp;

@@ -6,7 +6,8 @@
 # restores full speed; a namespace's own limits (IOPS, bytes/s of writes)
 # hold too.  Rates are the target's completed reads or written bytes
 # (namespace stats) over measured windows.
-# Teardown while commands wait: namespace disable, host entry removal and
+# Teardown while commands wait: namespace disable (commands in its own
+# bucket or in the host's), host entry removal and
 # the subsystem leaving the port release or abort every waiter at once (a
 # drain at the limit would take far longer), and nothing is left.
 # timeout: 240
@@ -208,6 +209,18 @@ quick "disable with waiters" sh -c "echo 0 > $(ns $S3)/enable"
 echo 1 > "$(ns $S3)/enable"
 stop $pw
 echo 0 > "$(ns $S3)/qos_iops"
+
+log "namespace disabled while commands wait for the host's limit"
+# The host may have its namespace back under a new name: the one it reads.
+wait_for "d=\$(nvme_dev_for $S3) && dd if=\$d of=/dev/null bs=4096 count=1"
+da3=$(nvme_dev_for $S3)
+echo 2 > $HA/qos_iops
+waiting $da3 $S3
+quick "disable with waiters in the host's bucket" \
+	sh -c "echo 0 > $(ns $S3)/enable"
+echo 1 > "$(ns $S3)/enable"
+stop $pw
+echo 0 > $HA/qos_iops
 
 log "host entry removed while commands wait for its limit: released"
 echo 2 > $HA/qos_iops

@@ -7,7 +7,7 @@
 # hold too.  Rates are the target's completed reads or written bytes
 # (namespace stats) over measured windows.
 # Teardown while commands wait: namespace disable (commands in its own
-# bucket or in the host's), host entry removal and
+# bucket or in the host's, writes behind buffers), host entry removal and
 # the subsystem leaving the port release or abort every waiter at once (a
 # drain at the limit would take far longer), and nothing is left.
 # timeout: 240
@@ -180,15 +180,15 @@ echo 0 > $HA/qos_iops
 
 # waiting DEV NQN: load DEV at queue depth 32 under a 2 IOPS limit until the
 # namespace counted most of the queue throttled.  A drain at that rate
-# takes over 10 s.
+# takes over 10 s.  ($RW, $BS and $WAITERS: other commands, other count.)
 waiting() {
 	local t0
 	t0=$(stat_of $2 throttled)
-	fio --ioengine=libaio --direct=1 --rw=randread --bs=4k --iodepth=32 \
-		--time_based --runtime=120 --size=8M --name=w \
+	fio --ioengine=libaio --direct=1 --rw=${RW:-randread} --bs=${BS:-4k} \
+		--iodepth=32 --time_based --runtime=120 --size=8M --name=w \
 		--filename=$1 > /dev/null 2>&1 &
 	pw=$!
-	await "[ \$(stat_of $2 throttled) -ge $((t0 + 24)) ]" 200 \
+	await "[ \$(stat_of $2 throttled) -ge $((t0 + ${WAITERS:-24})) ]" 200 \
 		"commands to $2 did not wait"
 }
 # quick WHAT CMD...: CMD returns within 3 s.
@@ -217,6 +217,24 @@ da3=$(nvme_dev_for $S3)
 echo 2 > $HA/qos_iops
 waiting $da3 $S3
 quick "disable with waiters in the host's bucket" \
+	sh -c "echo 0 > $(ns $S3)/enable"
+echo 1 > "$(ns $S3)/enable"
+stop $pw
+echo 0 > $HA/qos_iops
+
+log "namespace disabled while writes wait for the host's limit and for buffers"
+# 1 MiB writes at queue depth 32 on one queue: 8 fill the queue's share of
+# the data pool (64 MiB / 8) and wait for the limit (1 IOPS); the others
+# wait for buffers, holding their namespace reference.  The disable aborts
+# the 8: the others then get buffers, fetch their data and reach the
+# host's bucket after it was swept.  Held there, the disable would wait
+# for them at 1 IOPS.
+wait_for "d=\$(nvme_dev_for $S3) && dd if=\$d of=/dev/null bs=4096 count=1"
+da3=$(nvme_dev_for $S3)
+echo 1 > $HA/qos_iops
+RW=randwrite BS=1M WAITERS=6 waiting $da3 $S3
+sleep 1
+quick "disable with writes behind the limit and the pool" \
 	sh -c "echo 0 > $(ns $S3)/enable"
 echo 1 > "$(ns $S3)/enable"
 stop $pw

@@ -95,6 +95,71 @@ static ssize_t purlin_strip(char *dst, size_t size, const char *page,
 }
 
 
+/* ---- limits per tenant (qos.c), on namespaces and hosts ----------------- */
+
+static ssize_t purlin_qos_attr_show(struct purlin_qos *b,
+				    enum purlin_qos_param p, char *page)
+{
+	return sprintf(page, "%llu\n", purlin_qos_get(b, p));
+}
+
+/* A decimal number in range, or -EINVAL with the range in the log. */
+static ssize_t purlin_qos_attr_store(struct purlin_qos *b,
+				     enum purlin_qos_param p, const char *page,
+				     size_t count)
+{
+	static const char *const what[] = {
+		[PURLIN_QOS_IOPS] = "qos_iops: 0 (no limit) to 100000000 commands per second",
+		[PURLIN_QOS_BPS] = "qos_bps: 0 (no limit) to 17592186044416 bytes per second",
+		[PURLIN_QOS_BURST_MS] = "qos_burst_ms: 0 (the default, 100) to 10000 ms",
+	};
+	u64 val;
+
+	if (kstrtou64(page, 10, &val) || purlin_qos_set(b, p, val)) {
+		pr_info("%s\n", what[p]);
+		return -EINVAL;
+	}
+	return count;
+}
+
+/* The three attributes of an object whose bucket is _bucket(item). */
+#define PURLIN_QOS_ATTRS(_pfx, _bucket)					\
+static ssize_t _pfx##qos_iops_show(struct config_item *item, char *page) \
+{									\
+	return purlin_qos_attr_show(_bucket(item), PURLIN_QOS_IOPS, page); \
+}									\
+static ssize_t _pfx##qos_iops_store(struct config_item *item,		\
+				    const char *page, size_t count)	\
+{									\
+	return purlin_qos_attr_store(_bucket(item), PURLIN_QOS_IOPS,	\
+				     page, count);			\
+}									\
+CONFIGFS_ATTR(_pfx, qos_iops);						\
+static ssize_t _pfx##qos_bps_show(struct config_item *item, char *page)	\
+{									\
+	return purlin_qos_attr_show(_bucket(item), PURLIN_QOS_BPS, page); \
+}									\
+static ssize_t _pfx##qos_bps_store(struct config_item *item,		\
+				   const char *page, size_t count)	\
+{									\
+	return purlin_qos_attr_store(_bucket(item), PURLIN_QOS_BPS,	\
+				     page, count);			\
+}									\
+CONFIGFS_ATTR(_pfx, qos_bps);						\
+static ssize_t _pfx##qos_burst_ms_show(struct config_item *item,	\
+				       char *page)			\
+{									\
+	return purlin_qos_attr_show(_bucket(item), PURLIN_QOS_BURST_MS,	\
+				    page);				\
+}									\
+static ssize_t _pfx##qos_burst_ms_store(struct config_item *item,	\
+					const char *page, size_t count)	\
+{									\
+	return purlin_qos_attr_store(_bucket(item), PURLIN_QOS_BURST_MS, \
+				     page, count);			\
+}									\
+CONFIGFS_ATTR(_pfx, qos_burst_ms)
+
 /* ---- hosts ------------------------------------------------------------- */
 
 LIST_HEAD(purlin_hosts);
@@ -109,6 +174,7 @@ static void purlin_host_release(struct config_item *item)
 	struct purlin_host *host = to_host(item);
 
 	purlin_host_auth_clear(&host->auth);
+	purlin_qos_put(host->qos);
 	kfree(host);
 }
 
@@ -246,11 +312,17 @@ static ssize_t purlin_host_dhchap_dhgroup_store(struct config_item *item,
 }
 CONFIGFS_ATTR(purlin_host_, dhchap_dhgroup);
 
+#define purlin_host_qos(item) (to_host(item)->qos)
+PURLIN_QOS_ATTRS(purlin_host_, purlin_host_qos);
+
 static struct configfs_attribute *purlin_host_attrs[] = {
 	&purlin_host_attr_dhchap_key,
 	&purlin_host_attr_dhchap_ctrl_key,
 	&purlin_host_attr_dhchap_hash,
 	&purlin_host_attr_dhchap_dhgroup,
+	&purlin_host_attr_qos_iops,
+	&purlin_host_attr_qos_bps,
+	&purlin_host_attr_qos_burst_ms,
 	NULL,
 };
 
@@ -271,6 +343,11 @@ static struct config_group *purlin_hosts_make(struct config_group *group,
 	host = kzalloc(sizeof(*host), GFP_KERNEL);
 	if (!host)
 		return ERR_PTR(-ENOMEM);
+	host->qos = purlin_qos_alloc();
+	if (!host->qos) {
+		kfree(host);
+		return ERR_PTR(-ENOMEM);
+	}
 	purlin_host_auth_init(&host->auth);
 	config_group_init_type_name(&host->group, name, &purlin_host_type);
 	down_write(&purlin_cfg_sem);
@@ -301,6 +378,8 @@ static void purlin_hosts_drop(struct config_group *group,
 	purlin_disc_changed();
 	purlin_revoke_ctrls();
 	up_write(&purlin_cfg_sem);
+	/* Controllers that stay keep the bucket, without a limit. */
+	purlin_qos_close(host->qos);
 	config_item_put(item);
 }
 
@@ -561,6 +640,9 @@ static ssize_t purlin_ns_stats_show(struct config_item *item, char *page)
 
 	purlin_stats_sum(to_ns(item)->stats, &sum);
 	n = purlin_stats_show(&sum, page, PAGE_SIZE - 1);
+	/* Last: the keys before it keep their places for old parsers. */
+	n += scnprintf(page + n, PAGE_SIZE - 1 - n, " throttled=%llu",
+		       sum.throttled);
 	page[n++] = '\n';
 	return n;
 }
@@ -614,6 +696,8 @@ static ssize_t purlin_ns_resv_state_store(struct config_item *item,
 	return ret ? ret : count;
 }
 CONFIGFS_ATTR(purlin_ns_, resv_state);
+#define purlin_ns_qos(item) (&to_ns(item)->qos)
+PURLIN_QOS_ATTRS(purlin_ns_, purlin_ns_qos);
 
 static struct configfs_attribute *purlin_ns_attrs[] = {
 	&purlin_ns_attr_device_path,
@@ -627,6 +711,9 @@ static struct configfs_attribute *purlin_ns_attrs[] = {
 	&purlin_ns_attr_latency,
 	&purlin_ns_attr_resv_enable,
 	&purlin_ns_attr_resv_state,
+	&purlin_ns_attr_qos_iops,
+	&purlin_ns_attr_qos_bps,
+	&purlin_ns_attr_qos_burst_ms,
 	NULL,
 };
 
@@ -634,6 +721,8 @@ static void purlin_ns_release(struct config_item *item)
 {
 	struct purlin_ns *ns = to_ns(item);
 
+	purlin_qos_close(&ns->qos);
+	purlin_qos_exit(&ns->qos);
 	kfree(ns->device_path);
 	purlin_resv_exit(&ns->resv);
 	purlin_stats_free(ns->stats);
@@ -678,6 +767,8 @@ static struct config_group *purlin_ns_make(struct config_group *group,
 		return ERR_PTR(-ENOMEM);
 	}
 	mutex_init(&ns->enable_lock);
+	purlin_qos_init(&ns->qos);
+	ns->qos.closed = true;		/* until enabled */
 	kref_get(&subsys->ref);
 	uuid_gen(&ns->uuid);
 	config_group_init_type_name(&ns->group, name, &purlin_ns_type);

@@ -182,12 +182,31 @@ bool purlin_check_data_len(struct purlin_req *req)
 	return false;
 }
 
-/* Run a parsed command whose data length purlin_check_data_len() passed. */
-void purlin_req_execute(struct purlin_req *req)
+/* Hand a command to its back end (or its handler): it may go now. */
+static __always_inline void __purlin_req_run(struct purlin_req *req)
 {
 	trace_purlin_cmd_exec(req);
 	purlin_stats_start(req);
 	req->execute(req);
+}
+
+/* A command that waited for a limit goes (qos.c). */
+void purlin_req_run(struct purlin_req *req)
+{
+	__purlin_req_run(req);
+}
+
+/*
+ * Run a parsed command whose data length purlin_check_data_len() passed.
+ * While no limit is set anywhere the branch below is a patched-out jump
+ * (a NOP); with one, a command over its limits waits in qos.c, which runs
+ * it later.
+ */
+void purlin_req_execute(struct purlin_req *req)
+{
+	if (static_branch_unlikely(&purlin_qos_on) && !purlin_qos_admit(req))
+		return;
+	__purlin_req_run(req);
 }
 
 void purlin_req_set_result(struct purlin_req *req, u32 result)
@@ -320,6 +339,9 @@ void purlin_sq_destroy(struct purlin_sq *sq)
 
 	if (ctrl && sq->qid == 0)
 		purlin_aer_abort_all(ctrl);
+	/* Commands waiting for a limit would hold the wait below. */
+	if (ctrl && sq->qid)
+		purlin_qos_sq_gone(sq);
 	percpu_ref_kill(&sq->ref);
 	wait_for_completion(&sq->free_done);
 	percpu_ref_exit(&sq->ref);
@@ -500,6 +522,7 @@ int purlin_ns_enable(struct purlin_ns *ns)
 		goto exit_ref;
 	}
 	ns->poll_off = false;
+	purlin_qos_open(&ns->qos);
 	ns->enabled = true;
 	subsys->nr_namespaces++;
 	mutex_unlock(&subsys->lock);
@@ -541,6 +564,8 @@ void purlin_ns_disable(struct purlin_ns *ns)
 	/* Lookups that found ns before the erase have taken their ref. */
 	synchronize_rcu();
 	percpu_ref_kill(&ns->ref);
+	/* Commands waiting for a limit hold references: aborted. */
+	purlin_qos_ns_gone(ns);
 	wait_for_completion(&ns->disable_done);
 	percpu_ref_exit(&ns->ref);
 	ns->backend->close(ns);
@@ -765,6 +790,8 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	if (subsys->type == PURLIN_SUBSYS_DISCOVERY && !ctrl->kato)
 		ctrl->kato = PURLIN_DISC_KATO_MS;
 	ctrl->sqs[0] = sq;
+	if (subsys->type != PURLIN_SUBSYS_DISCOVERY)
+		ctrl->host_qos = purlin_qos_host_get(hostnqn);
 	ctrl->auth_required = auth;
 	sq->auth_required = auth;
 	kref_get(&subsys->ref);
@@ -886,6 +913,7 @@ static void purlin_ctrl_release(struct kref *ref)
 	pr_info_ratelimited("controller %u of %s freed\n", ctrl->cntlid,
 			    subsys->subsysnqn);
 	WARN_ON(ctrl->buf_acct.held);
+	purlin_qos_put(ctrl->host_qos);
 	purlin_stats_free(ctrl->stats);
 	kfree(ctrl);
 	purlin_subsys_put(subsys);

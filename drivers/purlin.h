@@ -10,6 +10,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/configfs.h>
+#include <linux/jump_label.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -154,6 +155,8 @@ struct purlin_io_counts {
 	/* I/O commands handed to the back end, and those of them completed. */
 	u64 started;
 	u64 ended;
+	/* Commands that waited for a limit (qos.c); namespaces only. */
+	u64 throttled;
 };
 
 struct purlin_io_stats {
@@ -183,10 +186,41 @@ struct purlin_transport_ops {
 	void (*disconnect_sq)(struct purlin_sq *sq);
 };
 
+/*
+ * Limits per tenant (qos.c): the bucket of a namespace or of a host.
+ * lock guards every field below but ref and work; it is taken in any
+ * context and is innermost.  iops, bps and burst_ms change only under
+ * qos.c's purlin_qos_mutex as well.  limited is read without the lock as a
+ * hint on the I/O path and rechecked under it.
+ */
+#define PURLIN_QOS_DEF_BURST_MS		100
+#define PURLIN_QOS_MAX_BURST_MS		10000
+#define PURLIN_QOS_MAX_IOPS		100000000ULL
+#define PURLIN_QOS_MAX_BPS		(1ULL << 44)	/* 16 TiB/s */
+
+struct purlin_qos {
+	spinlock_t lock;
+	u64 iops;		/* commands per second, 0: no limit */
+	u64 bps;		/* bytes per second, 0: no limit */
+	u32 burst_ms;		/* 0: PURLIN_QOS_DEF_BURST_MS */
+	bool limited;		/* a limit is set and the bucket is open */
+	bool closed;		/* holds nothing (owner going or disabled) */
+	u64 io_ns;		/* cost of a command, ns */
+	u64 tau_ns;		/* tolerance (the burst), ns */
+	u64 tat_io;		/* when the bucket is full again, ns */
+	u64 tat_bytes;
+	struct list_head waiters;	/* purlin_req.qos_entry, FIFO */
+	unsigned int nr_waiting;
+	struct delayed_work work;	/* releases waiters, purlin_io_wq */
+	/* Host buckets: the host entry and each controller of the host. */
+	struct kref ref;
+};
+
 struct purlin_host {
 	struct config_group group;	/* item name is the host NQN */
 	struct list_head entry;		/* purlin_hosts, cfg_sem */
 	struct purlin_host_auth auth;	/* DH-HMAC-CHAP settings, cfg_sem */
+	struct purlin_qos *qos;		/* for the entry's life, shared */
 };
 
 extern struct list_head purlin_hosts;
@@ -344,6 +378,7 @@ struct purlin_ns {
 	u64 size;			/* bytes */
 	u8 blksize_shift;
 	struct purlin_resv resv;
+	struct purlin_qos qos;		/* for the object's life */
 };
 
 struct purlin_subsys_link {
@@ -423,6 +458,8 @@ struct purlin_poll_ctx {
 #define PURLIN_SQ_CONNECTING		0
 /* An Authentication Send or Receive runs on the queue: a second is refused. */
 #define PURLIN_SQ_AUTH_BUSY		1
+/* The queue is being torn down: its commands wait for no limit (qos.c). */
+#define PURLIN_SQ_QOS_OFF		2
 
 /*
  * A submission/completion queue pair as the core sees it.  Single writers,
@@ -480,6 +517,8 @@ struct purlin_ctrl {
 	uuid_t hostid;
 	struct sockaddr_storage host_addr;	/* its admin queue's peer */
 	bool auth_required;		/* the host has a DH-HMAC-CHAP key */
+	/* hosts/<hostnqn>'s bucket when the controller was made, or NULL. */
+	struct purlin_qos *host_qos;
 
 	/* Guards the fields below. */
 	struct mutex lock;
@@ -563,6 +602,13 @@ struct purlin_req {
 	blk_status_t poll_sts;
 	bool polled;
 	bool poll_done;
+	/*
+	 * Limits (qos.c): the stage the command is at, and its place on that
+	 * stage's bucket FIFO while it waits (the bucket's lock).
+	 */
+	u8 qos_stage;
+	bool qos_waited;
+	struct list_head qos_entry;
 
 	struct kiocb iocb;		/* file back end */
 	struct work_struct work;	/* blocking operations, purlin_io_wq */
@@ -574,6 +620,7 @@ struct purlin_req {
 bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 		     const struct purlin_transport_ops *ops);
 void purlin_req_execute(struct purlin_req *req);
+void purlin_req_run(struct purlin_req *req);
 void purlin_req_complete(struct purlin_req *req, u16 status);
 void purlin_req_set_result(struct purlin_req *req, u32 result);
 u16 purlin_copy_to_sg(struct purlin_req *req, u32 off, const void *buf,
@@ -640,6 +687,26 @@ void purlin_stats_account(struct purlin_req *req, u16 status);
 u32 purlin_error_ring_read(struct purlin_ctrl *ctrl, struct nvme_error_slot *out);
 u16 purlin_smart_log(struct purlin_ctrl *ctrl, u32 nsid,
 		     struct nvme_smart_log *log);
+
+/* qos.c */
+DECLARE_STATIC_KEY_FALSE(purlin_qos_on);
+bool purlin_qos_admit(struct purlin_req *req);
+void purlin_qos_init(struct purlin_qos *b);
+enum purlin_qos_param {
+	PURLIN_QOS_IOPS,
+	PURLIN_QOS_BPS,
+	PURLIN_QOS_BURST_MS,
+};
+int purlin_qos_set(struct purlin_qos *b, enum purlin_qos_param p, u64 val);
+u64 purlin_qos_get(struct purlin_qos *b, enum purlin_qos_param p);
+void purlin_qos_open(struct purlin_qos *b);
+void purlin_qos_close(struct purlin_qos *b);
+void purlin_qos_exit(struct purlin_qos *b);
+void purlin_qos_ns_gone(struct purlin_ns *ns);
+void purlin_qos_sq_gone(struct purlin_sq *sq);
+struct purlin_qos *purlin_qos_alloc(void);
+void purlin_qos_put(struct purlin_qos *b);
+struct purlin_qos *purlin_qos_host_get(const char *hostnqn);
 
 /* ana.c */
 u16 purlin_ana_check(struct purlin_port *port, struct purlin_ns *ns);

@@ -847,6 +847,34 @@ static int st_ana_grpid(struct fake_ctx *c)
 	return show_num(c, v);
 }
 
+/*
+ * Purlin's limits per tenant, qos_* of hosts and namespaces: kstrtou64()
+ * in decimal, then the range; every refusal is -EINVAL.
+ */
+static int st_qos(struct fake_ctx *c, long long max)
+{
+	long long v;
+
+	if (k_strto(c->val, 10, 0, LLONG_MAX, &v) || v > max)
+		return -EINVAL;
+	return show_num(c, v);
+}
+
+static int st_qos_iops(struct fake_ctx *c)
+{
+	return st_qos(c, 100000000);
+}
+
+static int st_qos_bps(struct fake_ctx *c)
+{
+	return st_qos(c, 1LL << 44);
+}
+
+static int st_qos_burst_ms(struct fake_ctx *c)
+{
+	return st_qos(c, 10000);
+}
+
 /* Write-only: nothing is stored. */
 static int st_revalidate_size(struct fake_ctx *c)
 {
@@ -1301,11 +1329,18 @@ static int st_dhchap_dhgroup(struct fake_ctx *c)
 	return pick(c, buf, names);
 }
 
+/* Purlin's limits per tenant; nvmet has none. */
+#define FAKE_QOS_ATTRS							\
+	{ "qos_iops", "0", NULL, RW, st_qos_iops },			\
+	{ "qos_bps", "0", NULL, RW, st_qos_bps },			\
+	{ "qos_burst_ms", "0", NULL, RW, st_qos_burst_ms }
+
 static const struct fake_attr host_attrs[] = {
 	{ "dhchap_key", "", NULL, 0600, st_dhchap_key },
 	{ "dhchap_ctrl_key", "", NULL, 0600, st_dhchap_key },
 	{ "dhchap_hash", "hmac(sha256)", NULL, RW, st_dhchap_hash },
 	{ "dhchap_dhgroup", "null", NULL, RW, st_dhchap_dhgroup },
+	FAKE_QOS_ATTRS,
 	{ NULL, NULL, NULL, 0, NULL },
 };
 
@@ -1345,10 +1380,11 @@ static const struct fake_attr ns_attrs[] = {
 	{ "ana_grpid", "1", "1", RW, st_ana_grpid },
 	{ "revalidate_size", "", "", WO, st_revalidate_size },
 	{ "stats", "read_cmds=0 read_bytes=0 write_cmds=0 write_bytes=0 errors=0 other_cmds=0 "
-	  "inflight=0", NULL, RO, NULL },
+	  "inflight=0 throttled=0", NULL, RO, NULL },
 	{ "latency", PURLIN_FAKE_LATENCY, NULL, RO, NULL },
 	{ "resv_enable", "0", NULL, RW, st_resv_enable },
 	{ "resv_state", "generation=0 type=0 ptpl=0", NULL, RW, st_resv_state },
+	FAKE_QOS_ATTRS,
 	{ NULL, NULL, NULL, 0, NULL },
 };
 

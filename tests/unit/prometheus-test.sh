@@ -33,7 +33,7 @@ r=$work/root
 ns=$r/subsystems/nqn.2026-12.io.purlin.test:prom/namespaces/1
 mkdir -p "$r/hosts" "$r/ports" "$ns" "$r/subsystems/nqn.2026-12.io.purlin.test:prom/allowed_hosts"
 echo nqn.2014-08.org.nvmexpress.discovery > "$r/discovery_nqn"
-echo "read_cmds=5 read_bytes=20480 write_cmds=2 write_bytes=8192 errors=1 other_cmds=1 inflight=0" > "$ns/stats"
+echo "read_cmds=5 read_bytes=20480 write_cmds=2 write_bytes=8192 errors=1 other_cmds=1 inflight=0 throttled=4" > "$ns/stats"
 z=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 {
 	echo "bucket_le_us=1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,131072,262144,524288,1048576,2097152,4194304,inf"
@@ -52,7 +52,8 @@ else
 	sed 's/^/# /' "$work/err.txt" "$work/lint.txt"
 fi
 if grep -q '^purlin_namespace_latency_seconds_bucket{subsystem="nqn.2026-12.io.purlin.test:prom",nsid="1",op="read",stage="total",le="+Inf"} 5$' "$work/prom.txt" &&
-	grep -q '^purlin_namespace_errors_total{subsystem="nqn.2026-12.io.purlin.test:prom",nsid="1"} 1$' "$work/prom.txt"; then
+	grep -q '^purlin_namespace_errors_total{subsystem="nqn.2026-12.io.purlin.test:prom",nsid="1"} 1$' "$work/prom.txt" &&
+	grep -q '^purlin_namespace_throttled_commands_total{subsystem="nqn.2026-12.io.purlin.test:prom",nsid="1"} 4$' "$work/prom.txt"; then
 	echo "ok 4 - the histogram and counters are in it"
 else
 	echo "not ok 4 - the histogram and counters are in it"

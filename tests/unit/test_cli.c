@@ -397,6 +397,58 @@ static void test_ns_lifecycle(void **state)
 			    "'purlinctl ns add " S1 " 1 path PATH' (see 'purlinctl ns list " S1 "')\n");
 }
 
+/*
+ * Limits per tenant: qos-iops, qos-bps and qos-burst-ms of hosts and
+ * namespaces reach their files, change live (an enabled namespace is not
+ * disabled around them), and bad values are refused before anything is
+ * touched; nvmet has none of them.
+ */
+static void test_qos_limits(void **state)
+{
+	(void)state;
+	assert_ok("host add " H1 " qos-iops 300 qos-burst-ms 20");
+	assert_file("hosts/" H1 "/qos_iops", "300");
+	assert_file("hosts/" H1 "/qos_burst_ms", "20");
+	assert_file("hosts/" H1 "/qos_bps", "0");
+	assert_ok("subsys add " S1);
+	assert_ok("ns add " S1 " 1 path /dev/nullb0 qos-bps 1048576");
+	assert_file("subsystems/" S1 "/namespaces/1/qos_bps", "1048576");
+	assert_ok("-v ns set " S1 " 1 qos-iops 500");
+	assert_file("subsystems/" S1 "/namespaces/1/qos_iops", "500");
+	assert_file("subsystems/" S1 "/namespaces/1/enable", "1");
+	assert_null(strstr(cli_err, "enable 0"));
+	assert_ok("host set " H1 " qos-iops 0");
+	assert_file("hosts/" H1 "/qos_iops", "0");
+
+	assert_int_equal(run_cli("host set " H1 " qos-iops 100000001"), PL_EXIT_USAGE);
+	assert_has(cli_err, "qos_iops '100000001' must be a decimal in 0..100000000 commands "
+		   "per second (0: no limit)");
+	assert_int_equal(run_cli("ns set " S1 " 1 qos-iops 600 qos-bps -5"), PL_EXIT_USAGE);
+	assert_has(cli_err, "qos_bps '-5' must be a decimal in 0..17592186044416 bytes per second");
+	assert_int_equal(run_cli("ns set " S1 " 1 qos-burst-ms 10001"), PL_EXIT_USAGE);
+	assert_has(cli_err, "qos_burst_ms '10001' must be a decimal in 0..10000 milliseconds");
+	assert_int_equal(run_cli("host set " H1 " qos-iops 0x10"), PL_EXIT_USAGE);
+	assert_file("subsystems/" S1 "/namespaces/1/qos_iops", "500");
+	assert_file("subsystems/" S1 "/namespaces/1/qos_bps", "1048576");
+	assert_file("hosts/" H1 "/qos_iops", "0");
+
+	assert_ok("ns show " S1 " 1");
+	assert_has(cli_out, "500");
+	assert_ok("-j host show " H1);
+	assert_has(cli_out, "\"qos\": {\n    \"bps\": \"0\",\n    \"burst_ms\": \"20\"");
+}
+
+static void test_qos_nvmet(void **state)
+{
+	(void)state;
+	fake_target = FAKE_NVMET;
+	assert_int_equal(run_cli("host add " H1 " qos-iops 300"), PL_EXIT_USAGE);
+	assert_has(cli_err, "qos_iops is Purlin's own: nvmet has no such attribute");
+	assert_false(tree_exists("hosts/" H1));
+	assert_ok("host add " H1);
+	assert_false(tree_exists("hosts/" H1 "/qos_iops"));
+}
+
 /* ---- ports ---- */
 
 static void test_port_defaults_and_link(void **state)
@@ -852,7 +904,7 @@ static void test_stats(void **state)
 	build_small_config();
 	tree_write("subsystems/" S1 "/namespaces/1/stats",
 		   "read_cmds=100 read_bytes=409600 write_cmds=10 write_bytes=40960 errors=2 "
-		   "other_cmds=1 inflight=3\n");
+		   "other_cmds=1 inflight=3 throttled=7\n");
 	tree_write("subsystems/" S1 "/namespaces/1/latency",
 		   "bucket_le_us=1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536,"
 		   "131072,262144,524288,1048576,2097152,4194304,inf\n"
@@ -871,6 +923,8 @@ static void test_stats(void **state)
 	assert_has(cli_out, "# TYPE purlin_namespace_read_commands_total counter\n"
 		   "purlin_namespace_read_commands_total{subsystem=\"" S1 "\",nsid=\"1\"} 100\n");
 	assert_has(cli_out, "purlin_namespace_inflight{subsystem=\"" S1 "\",nsid=\"1\"} 3\n");
+	assert_has(cli_out, "# TYPE purlin_namespace_throttled_commands_total counter\n"
+		   "purlin_namespace_throttled_commands_total{subsystem=\"" S1 "\",nsid=\"1\"} 7\n");
 	assert_has(cli_out, "# TYPE purlin_namespace_latency_seconds histogram\n");
 	/* cumulative: 90 under 64 us, 99 under 128 us, all under +Inf */
 	assert_has(cli_out, ",op=\"read\",stage=\"total\",le=\"0.000064\"} 90\n");
@@ -887,6 +941,8 @@ static void test_stats(void **state)
 	ns = json_object_array_get_idx(v, 0);
 	assert_true(json_object_object_get_ex(ns, "errors", &v));
 	assert_int_equal(json_object_get_int(v), 2);
+	assert_true(json_object_object_get_ex(ns, "throttled", &v));
+	assert_int_equal(json_object_get_int(v), 7);
 	assert_true(json_object_object_get_ex(ns, "latency", &v));
 	assert_true(json_object_object_get_ex(v, "read_device", &v));
 	assert_true(json_object_object_get_ex(v, "buckets", &v));
@@ -1044,6 +1100,8 @@ int main(void)
 		T(test_status),
 		T(test_stats),
 		T(test_referral_and_ana_verbs),
+		T(test_qos_limits),
+		T(test_qos_nvmet),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

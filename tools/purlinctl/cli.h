@@ -55,6 +55,9 @@ struct pl_kw {
 	const char *flag;
 };
 
+/* Limits per tenant, keywords of hosts and namespaces (Purlin only). */
+#define PL_QOS_KWS "[qos-iops N] [qos-bps N] [qos-burst-ms MS]"
+
 /* Human table columns: a file name, or "@id", "@parent", "@links", "@inbound", "@count". */
 struct pl_col {
 	const char *header;

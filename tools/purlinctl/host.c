@@ -22,6 +22,9 @@ static const struct pl_kw host_kws[] = {
 	{ "ctrl-key", "dhchap_ctrl_key", NULL, NULL },
 	{ "hash", "dhchap_hash", NULL, NULL },
 	{ "dhgroup", "dhchap_dhgroup", NULL, NULL },
+	{ "qos-iops", "qos_iops", NULL, NULL },
+	{ "qos-bps", "qos_bps", NULL, NULL },
+	{ "qos-burst-ms", "qos_burst_ms", NULL, NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -128,7 +131,7 @@ static int host_key(struct pl_ctx *ctx, int argc, char **argv)
 	return PL_EXIT_OK;
 }
 
-#define HOST_KWS "[key SECRET] [ctrl-key SECRET] [hash HASH] [dhgroup GROUP]"
+#define HOST_KWS "[key SECRET] [ctrl-key SECRET] [hash HASH] [dhgroup GROUP] " PL_QOS_KWS
 
 static const struct pl_verb host_verbs[] = {
 	{ "add", host_add, "HOSTNQN " HOST_KWS },

@@ -13,6 +13,9 @@ static const struct pl_kw ns_kws[] = {
 	{ "ana-grpid", "ana_grpid", NULL, NULL },
 	{ "buffered-io", "buffered_io", pl_parse_bool, NULL },
 	{ "resv", "resv_enable", pl_parse_bool, NULL },
+	{ "qos-iops", "qos_iops", NULL, NULL },
+	{ "qos-bps", "qos_bps", NULL, NULL },
+	{ "qos-burst-ms", "qos_burst_ms", NULL, NULL },
 	{ "enable", "enable", NULL, "1" },
 	{ "disable", "enable", NULL, "0" },
 	{ NULL, NULL, NULL, NULL },
@@ -95,7 +98,7 @@ static int ns_disable(struct pl_ctx *ctx, int argc, char **argv)
 	return pl_cmd_ids(ctx, "ns disable", PL_NS, 2, ns_verb_disable, argc, argv);
 }
 
-#define NS_ATTRS "[uuid UUID] [nguid NGUID] [ana-grpid N] [buffered-io on|off]"
+#define NS_ATTRS "[uuid UUID] [nguid NGUID] [ana-grpid N] [buffered-io on|off] " PL_QOS_KWS
 
 static const struct pl_verb ns_verbs[] = {
 	{ "add", ns_add, "NQN NSID path PATH " NS_ATTRS " [enable|disable]" },

@@ -71,8 +71,9 @@ static const char *check_subsys(const struct pl_node *node, const char **field)
 static const char *const root_groups[] = { "discovery", NULL };
 static const char *const subsys_groups[] = { "attr", NULL };
 /* nvmetcli saves these as the host's "dhchap" group: key, ctrl_key, hash, dhgroup. */
-static const char *const host_groups[] = { "dhchap", NULL };
-static const char *const ns_groups[] = { "device", "ana", "resv", NULL };
+static const char *const host_groups[] = { "dhchap", "qos", NULL };
+/* "qos": Purlin's limits per tenant, a group nvmetcli does not read. */
+static const char *const ns_groups[] = { "device", "ana", "resv", "qos", NULL };
 static const char *const port_groups[] = { "addr", "param", NULL };
 static const char *const addr_groups[] = { "addr", NULL };
 static const char *const ana_groups[] = { "ana", NULL };
@@ -101,11 +102,18 @@ static const struct pl_attr_spec subsys_attrs[] = {
 	{ NULL, NULL, PL_CMP_STR, false },
 };
 
+/* Limits per tenant of a host or a namespace: changed live. */
+#define QOS_ATTRS                                                       \
+	{ "qos_iops", pl_check_qos_iops, PL_CMP_NUM, true },            \
+	{ "qos_bps", pl_check_qos_bps, PL_CMP_NUM, true },              \
+	{ "qos_burst_ms", pl_check_qos_burst_ms, PL_CMP_NUM, true }
+
 static const struct pl_attr_spec host_attrs[] = {
 	{ "dhchap_key", pl_check_dhchap_secret, PL_CMP_STR, true },
 	{ "dhchap_ctrl_key", pl_check_dhchap_secret, PL_CMP_STR, true },
 	{ "dhchap_hash", pl_check_dhchap_hash, PL_CMP_STR, true },
 	{ "dhchap_dhgroup", pl_check_dhchap_dhgroup, PL_CMP_STR, true },
+	QOS_ATTRS,
 	{ NULL, NULL, PL_CMP_STR, false },
 };
 
@@ -118,6 +126,7 @@ static const struct pl_attr_spec ns_attrs[] = {
 	/* Purlin's: written once reservations are on, before enable. */
 	{ "resv_state", pl_check_resv_state, PL_CMP_STR, false },
 	{ "ana_grpid", pl_check_grpid, PL_CMP_NUM, true },
+	QOS_ATTRS,
 	{ "enable", pl_check_bool, PL_CMP_NUM, true },
 	{ NULL, NULL, PL_CMP_STR, false },
 };
@@ -251,7 +260,10 @@ bool pl_attr_purlin_only(enum pl_type type, const char *file)
 	for (size_t i = 0; type == PL_PORT && i < ARRAY_SIZE(port_own); i++)
 		if (!strcmp(port_own[i], file))
 			return true;
-	return type == PL_NS && !strcmp(file, "resv_state");
+	if (type == PL_NS && !strcmp(file, "resv_state"))
+		return true;
+	/* Limits per tenant: the "qos" group of hosts and namespaces. */
+	return (type == PL_HOST || type == PL_NS) && !strncmp(file, "qos_", 4);
 }
 
 /* Attributes whose value has several lines (a namespace's resv_state). */

@@ -28,6 +28,7 @@ struct st_ns {
 	const char *subsys, *nsid;
 	unsigned long long read_cmds, read_bytes, write_cmds, write_bytes;
 	unsigned long long errors, other_cmds, inflight;
+	unsigned long long throttled;	/* 0 from a module without limits */
 	bool have_lat;
 	struct st_hist h[3][2];	/* [op][stage] */
 };
@@ -43,6 +44,7 @@ static const struct {
 	{ "errors", offsetof(struct st_ns, errors) },
 	{ "other_cmds", offsetof(struct st_ns, other_cmds) },
 	{ "inflight", offsetof(struct st_ns, inflight) },
+	{ "throttled", offsetof(struct st_ns, throttled) },
 };
 
 /* A decimal count, whole; false on anything else (a sign, junk, overflow). */
@@ -322,6 +324,9 @@ static void st_prometheus(FILE *f, struct st_ns *v, size_t n)
 		  offsetof(struct st_ns, errors) },
 		{ "inflight", "gauge", "I/O commands the back end has now.",
 		  offsetof(struct st_ns, inflight) },
+		{ "throttled_commands_total", "counter",
+		  "I/O commands that waited for a limit (the namespace's or their host's).",
+		  offsetof(struct st_ns, throttled) },
 	};
 
 	for (size_t k = 0; k < ARRAY_SIZE(m); k++) {

@@ -157,7 +157,7 @@ static bool dec_in_range(const char *s, long long lo, long long hi)
 	size_t len = strlen(s);
 	long long v;
 
-	if (!all_digits(s, len) || (len > 1 && s[0] == '0') || len > 12)
+	if (!all_digits(s, len) || (len > 1 && s[0] == '0') || len > 18)
 		return false;
 	if (!pl_parse_long(s, 10, &v))
 		return false;
@@ -363,6 +363,25 @@ const char *pl_check_connect_timeout(const char *s)
 {
 	return int_or_default(s, 100, 600000) ? NULL :
 		"must be -1 (the default, 10000) or 100..600000 milliseconds";
+}
+
+/* Limits per tenant (Purlin's qos_ files, drivers/qos.c): 0 is no limit. */
+const char *pl_check_qos_iops(const char *s)
+{
+	return dec_in_range(s, 0, 100000000) ? NULL :
+		"must be a decimal in 0..100000000 commands per second (0: no limit)";
+}
+
+const char *pl_check_qos_bps(const char *s)
+{
+	return dec_in_range(s, 0, 17592186044416LL) ? NULL :
+		"must be a decimal in 0..17592186044416 bytes per second (0: no limit)";
+}
+
+const char *pl_check_qos_burst_ms(const char *s)
+{
+	return dec_in_range(s, 0, 10000) ? NULL :
+		"must be a decimal in 0..10000 milliseconds (0: the default, 100)";
 }
 
 const char *pl_check_cq_mode(const char *s)

@@ -58,6 +58,9 @@ const char *pl_check_tos(const char *s);
 const char *pl_check_max_pending(const char *s);
 const char *pl_check_connect_timeout(const char *s);
 const char *pl_check_cq_mode(const char *s);
+const char *pl_check_qos_iops(const char *s);
+const char *pl_check_qos_bps(const char *s);
+const char *pl_check_qos_burst_ms(const char *s);
 const char *pl_check_poll_usecs(const char *s);
 const char *pl_check_poll_cpus(const char *s);
 /* Address and service id depend on the address family (NULL: ipv4). */

@@ -2,7 +2,8 @@
 # purlinctl restores an nvmetcli-format file with two subsystems (two
 # namespaces each) on two ports, on Purlin and on Linux's nvmet; the stock
 # host connects and moves data through both (on Purlin port 2's I/O queues
-# are polled: cq_mode, poll_usecs and poll_cpus, which nvmet skips); save
+# are polled: cq_mode, poll_usecs and poll_cpus, which nvmet skips, and
+# the host and a namespace have limits per tenant, the "qos" groups); save
 # gives back what was restored; restore is idempotent; clear removes
 # everything; diff shows drift in keywords and restore --replace removes it.
 # timeout: 300
@@ -30,15 +31,17 @@ exercise() {
 # back end, issue 4), pi_enable (nvmet only), and firmware/ieee_oui (which
 # nvmet on 6.1 lacks, like max_queue_size), addr_tsas (nvmet on 6.12) and
 # param_tos, param_max_pending(_per_addr), param_connect_timeout_ms,
-# param_cq_mode, param_poll_usecs, param_poll_cpus (Purlin only), and the
-# "resv" group (resv_enable: nvmet's from Linux 6.13; resv_state: Purlin's).
+# param_cq_mode, param_poll_usecs, param_poll_cpus and the "qos" groups
+# (Purlin only), and the "resv" group (resv_enable: nvmet's from Linux
+# 6.13; resv_state: Purlin's).
 # Trailing commas go too: which line is last in an object depends on what
 # was dropped (nvmet on a kernel without CONFIG_BLK_DEV_INTEGRITY has no
 # pi_enable after inline_data_size).
 normalise() {
 	# 6.1's nvmet has no root discovery_nqn: the "discovery" group is Purlin's here
 	sed -e '/"ana_groups": \[\],*$/d' -e '/"ana_groups": \[$/,/^      \],*$/d' \
-	    -e '/"ana": {$/,/},*$/d' -e '/"resv": {$/,/},*$/d' -e '/"dhchap": {$/,/},*$/d' -e '/^  "discovery": {$/,/^  },*$/d' "$1" |
+	    -e '/"ana": {$/,/},*$/d' -e '/"dhchap": {$/,/},*$/d' -e '/"qos": {$/,/},*$/d' -e '/"resv": {$/,/},*$/d' \
+	    -e '/^  "discovery": {$/,/^  },*$/d' "$1" |
 		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"\|"cq_mode"\|"poll_usecs"\|"poll_cpus"' |
 		sed 's/,$//'
 }
@@ -50,9 +53,19 @@ for target in purlin nvmet; do
 		[ "$(cat $PURLIN_CFS/ports/2/param_cq_mode)" = poll ] || fail "port 2 is not polled"
 		[ "$(cat $PURLIN_CFS/ports/2/param_poll_usecs)" = 20 ] || fail "poll_usecs not restored"
 		[ "$(cat $PURLIN_CFS/ports/2/param_poll_cpus)" = 0 ] || fail "poll_cpus not restored"
+		[ "$(cat $PURLIN_CFS/hosts/*/qos_iops)" = 50000 ] || fail "host qos_iops not restored"
+		[ "$(cat $PURLIN_CFS/hosts/*/qos_burst_ms)" = 200 ] || fail "host qos_burst_ms not restored"
+		[ "$(cat $PURLIN_CFS/subsystems/$A/namespaces/2/qos_bps)" = 1073741824 ] ||
+			fail "namespace qos_bps not restored"
 	fi
 	exercise $target
 	purlinctl --target $target save saved-$target.json
+	# the limits are saved from Purlin only (nvmet has none: skipped)
+	if [ $target = purlin ]; then
+		grep -q '"iops": "50000"' saved-$target.json || fail "Purlin's save lacks the host limit"
+	elif grep -q '"qos"' saved-$target.json; then
+		fail "nvmet's save has a qos group"
+	fi
 	log "restore again: idempotent"
 	purlinctl --target $target restore $CFG
 	purlinctl --target $target save saved2-$target.json

@@ -71,6 +71,14 @@ void assert_file(const char *rel, const char *want);
 /* Remove a directory tree. */
 void tree_rm_rf(const char *path);
 
+/* run_cli() must succeed; its stderr in the failure message. */
+#define assert_run_ok(...)                                                        \
+	do {                                                                      \
+		int _rc = run_cli(__VA_ARGS__);                                   \
+		if (_rc)                                                          \
+			fail_msg("exit %d: %s", _rc, cli_err);                    \
+	} while (0)
+
 #define assert_has(hay, needle)                                                   \
 	do {                                                                      \
 		if (!strstr((hay), (needle)))                                     \

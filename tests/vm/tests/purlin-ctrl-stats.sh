@@ -42,25 +42,14 @@ purlin_link 2 $NQN
 expect_fail mkdir $C/x
 expect_fail rmdir $C
 
-# ctrl_of_host HOSTNQN: the host's controller (nvmeX) of NQN.
-ctrl_of_host() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ "$(cat $c/subsysnqn 2>/dev/null)" = $NQN ] || continue
-		[ "$(cat $c/hostnqn)" = "$1" ] || continue
-		basename $c
-		return 0
-	done
-	return 1
-}
 # connect HOSTNQN HOSTID SVC: connect (one I/O queue, giving up fast when
 # the target drops it) and print the target's cntlid.
 connect() {
 	local c
 	nvme connect -t rdma -a $TRADDR -s $3 -n $NQN --hostnqn=$1 --hostid=$2 \
 		--nr-io-queues=1 --ctrl-loss-tmo=1 --reconnect-delay=1 > /dev/null
-	wait_for "ctrl_of_host $1" 100
-	c=$(ctrl_of_host $1)
+	wait_for "ctrl_of_host $NQN $1" 100
+	c=$(ctrl_of_host $NQN $1)
 	wait_for "[ \$(cat /sys/class/nvme/$c/state) = live ]" 100
 	cat /sys/class/nvme/$c/cntlid
 }
@@ -109,7 +98,7 @@ log "multipath=$mp, device $dev"
 steer() {
 	local on=$1 off=$((3 - $1)) p c
 	if [ $mp = N ]; then
-		c=$(ctrl_of_host $([ $on = 1 ] && echo $HA || echo $HB))
+		c=$(ctrl_of_host $NQN $([ $on = 1 ] && echo $HA || echo $HB))
 		dev=/dev/$(ls /sys/class/nvme/$c | grep "^${c}n1\$")
 		return 0
 	fi
@@ -261,5 +250,5 @@ rmdir $S
 await "[ -z \"\$(ls $C)\" ]" 200 "directories left: $(ls $C)"
 wait $rpid
 nvme disconnect --nqn=$NQN > /dev/null 2>&1 || true
-wait_for "! ctrl_of_host $HA && ! ctrl_of_host $HB && ! ctrl_of_host $HC" 300
+wait_for "! ctrl_of_host $NQN $HA && ! ctrl_of_host $NQN $HB && ! ctrl_of_host $NQN $HC" 300
 purlin_clear

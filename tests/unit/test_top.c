@@ -190,31 +190,27 @@ static void test_rows_and_sort(void **state)
 
 static void test_formats(void **state)
 {
+	static const struct {
+		int kind;	/* 0: io_fmt_us, 1: io_fmt_bucket, 2: io_fmt_rate */
+		double v;
+		const char *want;
+	} c[] = {
+		{ 0, -1, "-" }, { 0, 850, "850us" }, { 0, 12500, "12.5ms" }, { 0, 1200000, "1.20s" },
+		{ 1, -1, "-" }, { 1, 7, "128us" }, { 1, IO_BUCKETS - 1, ">4.19s" },
+		{ 2, 0, "0" }, { 2, 950, "950" }, { 2, 12345, "12.3k" }, { 2, 4500000, "4.50M" },
+	};
 	char b[32];
 
 	(void)state;
-	io_fmt_us(-1, b, sizeof(b));
-	assert_string_equal(b, "-");
-	io_fmt_us(850, b, sizeof(b));
-	assert_string_equal(b, "850us");
-	io_fmt_us(12500, b, sizeof(b));
-	assert_string_equal(b, "12.5ms");
-	io_fmt_us(1200000, b, sizeof(b));
-	assert_string_equal(b, "1.20s");
-	io_fmt_bucket(-1, b, sizeof(b));
-	assert_string_equal(b, "-");
-	io_fmt_bucket(7, b, sizeof(b));
-	assert_string_equal(b, "128us");
-	io_fmt_bucket(IO_BUCKETS - 1, b, sizeof(b));
-	assert_string_equal(b, ">4.19s");
-	io_fmt_rate(0, b, sizeof(b));
-	assert_string_equal(b, "0");
-	io_fmt_rate(950, b, sizeof(b));
-	assert_string_equal(b, "950");
-	io_fmt_rate(12345, b, sizeof(b));
-	assert_string_equal(b, "12.3k");
-	io_fmt_rate(4500000, b, sizeof(b));
-	assert_string_equal(b, "4.50M");
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		if (c[i].kind == 0)
+			io_fmt_us(c[i].v, b, sizeof(b));
+		else if (c[i].kind == 1)
+			io_fmt_bucket((int)c[i].v, b, sizeof(b));
+		else
+			io_fmt_rate(c[i].v, b, sizeof(b));
+		assert_string_equal(b, c[i].want);
+	}
 }
 
 static void test_render(void **state)

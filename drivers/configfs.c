@@ -635,16 +635,7 @@ CONFIGFS_ATTR_WO(purlin_ns_, revalidate_size);
 /* I/O counters of the namespace (read-only; not a configuration value). */
 static ssize_t purlin_ns_stats_show(struct config_item *item, char *page)
 {
-	struct purlin_io_counts sum;
-	int n;
-
-	purlin_stats_sum(to_ns(item)->stats, &sum);
-	n = purlin_stats_show(&sum, page, PAGE_SIZE - 1);
-	/* Last: the keys before it keep their places for old parsers. */
-	n += scnprintf(page + n, PAGE_SIZE - 1 - n, " throttled=%llu",
-		       sum.throttled);
-	page[n++] = '\n';
-	return n;
+	return purlin_stats_line(to_ns(item)->stats, page, PAGE_SIZE, true);
 }
 CONFIGFS_ATTR_RO(purlin_ns_, stats);
 
@@ -2092,6 +2083,231 @@ static const struct config_item_type purlin_ports_type = {
 	.ct_owner = THIS_MODULE,
 };
 
+/* ---- controllers/<subsysnqn>:<cntlid> --------------------------------- */
+
+/*
+ * One directory per controller of a normal subsystem, made by the kernel
+ * (configfs_register_group()), with read-only attributes: each file is a
+ * page, however many controllers there are.
+ *
+ * Why under a top-level controllers/ and not under the subsystem: a
+ * registered group counts as a default group of its parent, so an rmdir of
+ * the subsystem would tear it down behind our back and our own unregister
+ * would then act on a freed directory.  controllers/ is a default group of
+ * the root and lives as long as the module's configfs subsystem.
+ *
+ * Lock order.  configfs_register_group() takes the configfs subsystem's
+ * su_mutex, then controllers/'s inode lock; configfs_unregister_group()
+ * takes the fragment's frag_sem for writing (waiting for every show() of
+ * the directory to finish), then controllers/'s inode lock, then su_mutex.
+ * configfs holds su_mutex and directory inode locks around make_group and
+ * drop_item, which take purlin_cfg_sem and subsys->lock; show() (under
+ * frag_sem) takes ctrl->lock.  So registering or unregistering while
+ * holding any of our locks could deadlock: both are done only by works on
+ * purlin_ctrl_wq, which take none of our locks around the calls:
+ *
+ *	su_mutex / inode locks / frag_sem  ->  purlin_cfg_sem  ->
+ *	subsys->lock  ->  ctrl->lock
+ *
+ * Lifetime.  The directory's show() functions read the controller through
+ * dir->ctrl.  The controller is freed only by its free_work, after
+ * configfs_unregister_group() returned: from then on no show() runs or can
+ * start (configfs checks the fragment's frag_dead under frag_sem), even
+ * for a file a reader still holds open (its reads fail with ENOENT).  The
+ * directory's own memory (struct purlin_ctrl_dir) is freed by the item's
+ * release, when configfs and we have dropped our references.
+ */
+struct purlin_ctrl_dir {
+	struct config_group group;
+	struct purlin_ctrl *ctrl;
+};
+
+static struct config_group purlin_ctrls_group;
+
+static struct purlin_ctrl *to_dir_ctrl(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct purlin_ctrl_dir,
+			    group)->ctrl;
+}
+
+static ssize_t purlin_ctrl_cntlid_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%u\n", to_dir_ctrl(item)->cntlid);
+}
+CONFIGFS_ATTR_RO(purlin_ctrl_, cntlid);
+
+static ssize_t purlin_ctrl_subsysnqn_show(struct config_item *item,
+					  char *page)
+{
+	return sysfs_emit(page, "%s\n", to_dir_ctrl(item)->subsys->subsysnqn);
+}
+CONFIGFS_ATTR_RO(purlin_ctrl_, subsysnqn);
+
+static ssize_t purlin_ctrl_hostnqn_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%s\n", to_dir_ctrl(item)->hostnqn);
+}
+CONFIGFS_ATTR_RO(purlin_ctrl_, hostnqn);
+
+static ssize_t purlin_ctrl_hostid_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%pUb\n", &to_dir_ctrl(item)->hostid);
+}
+CONFIGFS_ATTR_RO(purlin_ctrl_, hostid);
+
+/* The port the controller's admin queue came through. */
+static ssize_t purlin_ctrl_port_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%u\n", to_dir_ctrl(item)->portid);
+}
+CONFIGFS_ATTR_RO(purlin_ctrl_, port);
+
+/* The host's address, as its admin queue's peer; empty when unknown. */
+static ssize_t purlin_ctrl_addr_show(struct config_item *item, char *page)
+{
+	struct purlin_ctrl *ctrl = to_dir_ctrl(item);
+
+	if (ctrl->host_addr.ss_family != AF_INET &&
+	    ctrl->host_addr.ss_family != AF_INET6)
+		return sysfs_emit(page, "\n");
+	return sysfs_emit(page, "%pISc\n", &ctrl->host_addr);
+}
+CONFIGFS_ATTR_RO(purlin_ctrl_, addr);
+
+static ssize_t purlin_ctrl_kato_ms_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%u\n", READ_ONCE(to_dir_ctrl(item)->kato));
+}
+CONFIGFS_ATTR_RO(purlin_ctrl_, kato_ms);
+
+/* Connected queues, the admin queue included. */
+static ssize_t purlin_ctrl_queues_show(struct config_item *item, char *page)
+{
+	struct purlin_ctrl *ctrl = to_dir_ctrl(item);
+	int q, queues = 0;
+
+	mutex_lock(&ctrl->lock);
+	for (q = 0; q <= PURLIN_MAX_QID; q++)
+		queues += !!ctrl->sqs[q];
+	mutex_unlock(&ctrl->lock);
+	return sysfs_emit(page, "%d\n", queues);
+}
+CONFIGFS_ATTR_RO(purlin_ctrl_, queues);
+
+/* live (enabled, ready), not-ready, or deleting (going away). */
+static ssize_t purlin_ctrl_state_show(struct config_item *item, char *page)
+{
+	struct purlin_ctrl *ctrl = to_dir_ctrl(item);
+	const char *state;
+
+	mutex_lock(&ctrl->lock);
+	if (ctrl->fatal)
+		state = "deleting";
+	else if (ctrl->csts & NVME_CSTS_RDY)
+		state = "live";
+	else
+		state = "not-ready";
+	mutex_unlock(&ctrl->lock);
+	return sysfs_emit(page, "%s\n", state);
+}
+CONFIGFS_ATTR_RO(purlin_ctrl_, state);
+
+/* The I/O counters, with the keys of a namespace's stats file. */
+static ssize_t purlin_ctrl_stats_show(struct config_item *item, char *page)
+{
+	return purlin_stats_line(to_dir_ctrl(item)->stats, page, PAGE_SIZE, false);
+}
+CONFIGFS_ATTR_RO(purlin_ctrl_, stats);
+
+static ssize_t purlin_ctrl_latency_show(struct config_item *item, char *page)
+{
+	return purlin_latency_show(to_dir_ctrl(item)->stats, page, PAGE_SIZE);
+}
+CONFIGFS_ATTR_RO(purlin_ctrl_, latency);
+
+static struct configfs_attribute *purlin_ctrl_attrs[] = {
+	&purlin_ctrl_attr_cntlid,
+	&purlin_ctrl_attr_subsysnqn,
+	&purlin_ctrl_attr_hostnqn,
+	&purlin_ctrl_attr_hostid,
+	&purlin_ctrl_attr_port,
+	&purlin_ctrl_attr_addr,
+	&purlin_ctrl_attr_kato_ms,
+	&purlin_ctrl_attr_queues,
+	&purlin_ctrl_attr_state,
+	&purlin_ctrl_attr_stats,
+	&purlin_ctrl_attr_latency,
+	NULL,
+};
+
+static void purlin_ctrl_dir_release(struct config_item *item)
+{
+	kfree(container_of(to_config_group(item), struct purlin_ctrl_dir,
+			   group));
+}
+
+static struct configfs_item_operations purlin_ctrl_dir_item_ops = {
+	.release = purlin_ctrl_dir_release,
+};
+
+static const struct config_item_type purlin_ctrl_dir_type = {
+	.ct_item_ops = &purlin_ctrl_dir_item_ops,
+	.ct_attrs = purlin_ctrl_attrs,
+	.ct_owner = THIS_MODULE,
+};
+
+/* No mkdir, rmdir or links: the kernel alone makes its directories. */
+static const struct config_item_type purlin_ctrls_type = {
+	.ct_owner = THIS_MODULE,
+};
+
+/*
+ * Register the controller's directory; purlin_ctrl_wq.  Failure (memory,
+ * or the name still taken by a controller of a subsystem of the same NQN
+ * that was deleted and is not yet freed) leaves the controller without a
+ * directory; it works all the same.
+ */
+void purlin_ctrl_dir_add_work(struct work_struct *work)
+{
+	struct purlin_ctrl *ctrl = container_of(work, struct purlin_ctrl,
+						dir_add_work);
+	struct purlin_ctrl_dir *dir;
+	int ret;
+
+	dir = kzalloc(sizeof(*dir), GFP_KERNEL);
+	if (!dir)
+		return;
+	dir->ctrl = ctrl;
+	config_group_init_type_name(&dir->group, "", &purlin_ctrl_dir_type);
+	ret = config_item_set_name(&dir->group.cg_item, "%s:%u",
+				   ctrl->subsys->subsysnqn, ctrl->cntlid);
+	if (!ret)
+		ret = configfs_register_group(&purlin_ctrls_group, &dir->group);
+	if (ret) {
+		pr_warn_ratelimited("controller %u of %s: no configfs directory (%d)\n",
+				    ctrl->cntlid, ctrl->subsys->subsysnqn, ret);
+		config_group_put(&dir->group);
+		return;
+	}
+	ctrl->dir = dir;
+}
+
+/*
+ * Unregister the controller's directory, if it has one; from its
+ * free_work on purlin_ctrl_wq, before the controller is freed.  Waits for
+ * readers inside show().
+ */
+void purlin_ctrl_dir_del(struct purlin_ctrl *ctrl)
+{
+	struct purlin_ctrl_dir *dir = ctrl->dir;
+
+	if (!dir)
+		return;
+	configfs_unregister_group(&dir->group);
+	ctrl->dir = NULL;
+	config_group_put(&dir->group);
+}
+
 /* ---- root ------------------------------------------------------------ */
 
 static struct config_group purlin_subsystems_group;
@@ -2180,11 +2396,16 @@ int purlin_configfs_init(void)
 	config_group_init_type_name(&purlin_hosts_group, "hosts",
 				    &purlin_hosts_type);
 	configfs_add_default_group(&purlin_hosts_group, root);
+	config_group_init_type_name(&purlin_ctrls_group, "controllers",
+				    &purlin_ctrls_type);
+	configfs_add_default_group(&purlin_ctrls_group, root);
 
 	return configfs_register_subsystem(&purlin_configfs);
 }
 
 void purlin_configfs_exit(void)
 {
+	/* No controller is left (no port is): their directories' works ran. */
+	flush_workqueue(purlin_ctrl_wq);
 	configfs_unregister_subsystem(&purlin_configfs);
 }

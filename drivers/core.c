@@ -707,6 +707,8 @@ static void purlin_ka_work(struct work_struct *work)
 	purlin_ctrl_fatal(ctrl);
 }
 
+static void purlin_ctrl_free_work(struct work_struct *work);
+
 static void purlin_fatal_work(struct work_struct *work)
 {
 	struct purlin_ctrl *ctrl = container_of(work, struct purlin_ctrl,
@@ -779,10 +781,13 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	mutex_init(&ctrl->lock);
 	INIT_DELAYED_WORK(&ctrl->ka_work, purlin_ka_work);
 	INIT_WORK(&ctrl->fatal_work, purlin_fatal_work);
+	INIT_WORK(&ctrl->dir_add_work, purlin_ctrl_dir_add_work);
+	INIT_WORK(&ctrl->free_work, purlin_ctrl_free_work);
 	ctrl->cntlid = id;
 	ctrl->subsys = subsys;
 	ctrl->port = sq->port;
 	ctrl->ops = sq->port->ops;
+	ctrl->portid = le16_to_cpu(sq->port->disc_addr.portid);
 	strscpy(ctrl->hostnqn, hostnqn, sizeof(ctrl->hostnqn));
 	uuid_copy(&ctrl->hostid, hostid);
 	ctrl->host_addr = sq->peer;
@@ -801,6 +806,9 @@ u16 purlin_ctrl_alloc(struct purlin_subsys *subsys, struct purlin_sq *sq,
 	mutex_lock(&subsys->lock);
 	list_add_tail(&ctrl->entry, &subsys->ctrls);
 	mutex_unlock(&subsys->lock);
+	/* Runs before the free_work queued by the release (ordered queue). */
+	if (subsys->type != PURLIN_SUBSYS_DISCOVERY)
+		queue_work(purlin_ctrl_wq, &ctrl->dir_add_work);
 
 	if (ctrl->kato) {
 		ctrl->ka_seen = true;
@@ -899,6 +907,32 @@ void purlin_revoke_ctrls(void)
 	}
 }
 
+/*
+ * The rest of the release: the controller's configfs directory goes first
+ * (configfs.c: after that no reader can reach the controller), then its
+ * cntlid (so a new controller cannot take the directory's name before it
+ * is gone) and its memory.  On purlin_ctrl_wq, or directly for a discovery
+ * controller, which has no directory.
+ */
+static void purlin_ctrl_free(struct purlin_ctrl *ctrl)
+{
+	struct purlin_subsys *subsys = ctrl->subsys;
+
+	purlin_ctrl_dir_del(ctrl);
+	ida_free(&subsys->cntlid_ida, ctrl->cntlid);
+	pr_info_ratelimited("controller %u of %s freed\n", ctrl->cntlid,
+			    subsys->subsysnqn);
+	purlin_stats_free(ctrl->stats);
+	kfree(ctrl);
+	purlin_subsys_put(subsys);
+	atomic_dec(&purlin_live.ctrls);
+}
+
+static void purlin_ctrl_free_work(struct work_struct *work)
+{
+	purlin_ctrl_free(container_of(work, struct purlin_ctrl, free_work));
+}
+
 static void purlin_ctrl_release(struct kref *ref)
 {
 	struct purlin_ctrl *ctrl = container_of(ref, struct purlin_ctrl, ref);
@@ -909,15 +943,12 @@ static void purlin_ctrl_release(struct kref *ref)
 	mutex_unlock(&subsys->lock);
 	cancel_delayed_work_sync(&ctrl->ka_work);
 	cancel_work_sync(&ctrl->fatal_work);
-	ida_free(&subsys->cntlid_ida, ctrl->cntlid);
-	pr_info_ratelimited("controller %u of %s freed\n", ctrl->cntlid,
-			    subsys->subsysnqn);
 	WARN_ON(ctrl->buf_acct.held);
 	purlin_qos_put(ctrl->host_qos);
-	purlin_stats_free(ctrl->stats);
-	kfree(ctrl);
-	purlin_subsys_put(subsys);
-	atomic_dec(&purlin_live.ctrls);
+	if (purlin_is_discovery(ctrl))
+		purlin_ctrl_free(ctrl);
+	else
+		queue_work(purlin_ctrl_wq, &ctrl->free_work);
 }
 
 void purlin_ctrl_put(struct purlin_ctrl *ctrl)

@@ -22,6 +22,11 @@ struct workqueue_struct *purlin_io_wq;
  * that has not authenticated must not delay keep-alive or teardown work.
  */
 struct workqueue_struct *purlin_auth_wq;
+/*
+ * Controllers' configfs directories and the frees that wait for them
+ * (configfs.c): ordered, so a directory is added before it is removed.
+ */
+struct workqueue_struct *purlin_ctrl_wq;
 
 /* Live objects, for tests and administrators: one line, key=value pairs. */
 static int purlin_live_get(char *buf, const struct kernel_param *kp)
@@ -70,10 +75,13 @@ static int __init purlin_init(void)
 					 WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!purlin_auth_wq)
 		goto destroy_io_wq;
+	purlin_ctrl_wq = alloc_ordered_workqueue("purlin_ctrl", 0);
+	if (!purlin_ctrl_wq)
+		goto destroy_auth_wq;
 	purlin_disc_subsys = purlin_subsys_alloc(PURLIN_DISC_NQN,
 						 PURLIN_SUBSYS_DISCOVERY);
 	if (!purlin_disc_subsys)
-		goto destroy_auth_wq;
+		goto destroy_ctrl_wq;
 	ret = purlin_rdma_init();
 	if (ret)
 		goto put_disc;
@@ -87,6 +95,8 @@ exit_rdma:
 	purlin_rdma_exit();
 put_disc:
 	purlin_subsys_put(purlin_disc_subsys);
+destroy_ctrl_wq:
+	destroy_workqueue(purlin_ctrl_wq);
 destroy_auth_wq:
 	destroy_workqueue(purlin_auth_wq);
 destroy_io_wq:
@@ -103,6 +113,7 @@ static void __exit purlin_exit(void)
 	purlin_configfs_exit();
 	purlin_rdma_exit();
 	purlin_subsys_put(purlin_disc_subsys);
+	destroy_workqueue(purlin_ctrl_wq);
 	destroy_workqueue(purlin_auth_wq);
 	destroy_workqueue(purlin_io_wq);
 	destroy_workqueue(purlin_wq);

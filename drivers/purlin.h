@@ -78,6 +78,7 @@ extern struct rw_semaphore purlin_cfg_sem;
 extern struct workqueue_struct *purlin_wq;
 extern struct workqueue_struct *purlin_io_wq;
 extern struct workqueue_struct *purlin_auth_wq;
+extern struct workqueue_struct *purlin_ctrl_wq;
 
 /* Live object counters (core.c), shown in /sys/module/purlin/parameters/live. */
 struct purlin_counters {
@@ -152,6 +153,7 @@ struct purlin_io_counts {
 	u64 write_bytes;
 	u64 errors;
 	u64 other_cmds;		/* I/O commands but reads and writes */
+	u64 flush_cmds;		/* Flush commands (counted in other_cmds too) */
 	/* I/O commands handed to the back end, and those of them completed. */
 	u64 started;
 	u64 ended;
@@ -507,6 +509,8 @@ struct purlin_sq {
 	struct delayed_work auth_timeout;
 };
 
+struct purlin_ctrl_dir;
+
 struct purlin_ctrl {
 	struct purlin_subsys *subsys;
 	struct purlin_port *port;
@@ -563,6 +567,19 @@ struct purlin_ctrl {
 	struct work_struct fatal_work;
 	bool fatal;
 	const struct purlin_transport_ops *ops;
+
+	/*
+	 * The controller's configfs directory, controllers/<nqn>:<cntlid>
+	 * (configfs.c), for controllers of normal subsystems.  dir_add_work
+	 * registers it; free_work, queued by the release, unregisters it and
+	 * only then frees the controller.  Both run on purlin_ctrl_wq, which
+	 * is ordered (the add always runs before the free) and holds none of
+	 * our locks; dir belongs to those works alone.
+	 */
+	struct purlin_ctrl_dir *dir;
+	struct work_struct dir_add_work;
+	struct work_struct free_work;
+	u16 portid;			/* the port's, at creation */
 };
 
 /*
@@ -680,6 +697,8 @@ void purlin_stats_free(struct purlin_io_stats __percpu *stats);
 void purlin_stats_sum(struct purlin_io_stats __percpu *stats,
 		      struct purlin_io_counts *sum);
 int purlin_stats_show(struct purlin_io_counts *s, char *buf, size_t size);
+int purlin_stats_line(struct purlin_io_stats __percpu *stats, char *buf,
+		      size_t size, bool throttled);
 int purlin_latency_show(struct purlin_io_stats __percpu *stats, char *buf,
 			size_t size);
 void purlin_stats_start(struct purlin_req *req);
@@ -823,6 +842,8 @@ static inline u16 purlin_resv_check(struct purlin_req *req)
 /* configfs.c */
 int purlin_configfs_init(void);
 void purlin_configfs_exit(void);
+void purlin_ctrl_dir_add_work(struct work_struct *work);
+void purlin_ctrl_dir_del(struct purlin_ctrl *ctrl);
 
 /* rdma.c */
 int purlin_rdma_init(void);

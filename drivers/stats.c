@@ -4,7 +4,8 @@
  * controller counters (per-CPU, updated at completion in any context),
  * the SMART / Health log, and the controller's error log (a ring of the
  * last PURLIN_ERR_SLOTS failed commands).  Administrators read the counters
- * in configfs: namespaces/<nsid>/stats and subsystems/<nqn>/controllers.
+ * in configfs: namespaces/<nsid>/stats, controllers/<nqn>:<cntlid>/stats
+ * and subsystems/<nqn>/controllers.
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
@@ -67,6 +68,27 @@ int purlin_stats_show(struct purlin_io_counts *s, char *buf, size_t size)
 			 "read_cmds=%llu read_bytes=%llu write_cmds=%llu write_bytes=%llu errors=%llu other_cmds=%llu inflight=%lld",
 			 s->read_cmds, s->read_bytes, s->write_cmds,
 			 s->write_bytes, s->errors, s->other_cmds, inflight);
+}
+
+/*
+ * A namespace's or a controller's stats file: the keys above, then the
+ * keys added since, at the end.
+ */
+int purlin_stats_line(struct purlin_io_stats __percpu *stats, char *buf,
+		      size_t size, bool throttled)
+{
+	struct purlin_io_counts sum;
+	int n;
+
+	purlin_stats_sum(stats, &sum);
+	n = purlin_stats_show(&sum, buf, size);
+	n += scnprintf(buf + n, size - n, " flush_cmds=%llu", sum.flush_cmds);
+	/* Limits per tenant count a namespace's waits (qos.c). */
+	if (throttled)
+		n += scnprintf(buf + n, size - n, " throttled=%llu",
+			       sum.throttled);
+	n += scnprintf(buf + n, size - n, "\n");
+	return n;
 }
 
 static const char *const purlin_lat_names[PURLIN_LAT_KINDS] = {
@@ -181,6 +203,8 @@ purlin_stats_add(struct purlin_io_stats __percpu *stats,
 		break;
 	default:
 		this_cpu_inc(stats->c.other_cmds);
+		if (req->cmd->common.opcode == nvme_cmd_flush)
+			this_cpu_inc(stats->c.flush_cmds);
 		break;
 	}
 }

@@ -94,6 +94,9 @@ def main():
         ("objects include diff and status", cli + "d", ["diff "]),
         ("referral names of the port", cli + "referral show 1 p", ["peer "]),
         ("ANA states", cli + "ana-group set 1 2 state non", ["non-optimized "]),
+        ("top is an object", cli + "to", ["top "]),
+        ("top's sort keys", cli + "top -s m", ["mbps", "mean"]),
+        ("top's rows", cli + "top -r n", ["namespaces "]),
     ]
     sh = Shell()
     failed = 0

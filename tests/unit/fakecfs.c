@@ -55,7 +55,7 @@ static bool nvmet(void)
 enum fake_kind {
 	FK_NONE,
 	FK_ROOT,	/* the target's root: discovery_nqn */
-	FK_TOP,		/* hosts/, subsystems/, ports/ */
+	FK_TOP,		/* hosts/, subsystems/, ports/, Purlin's controllers/ */
 	FK_HOST,
 	FK_SUBSYS,
 	FK_SUBSYS_GROUP,	/* subsystems/X/namespaces, allowed_hosts */
@@ -113,7 +113,7 @@ static enum fake_kind classify(const char *path)
 	if (!strcmp(path, test_root))
 		return FK_ROOT;
 	if (n == 1 && (!strcmp(c[0], "hosts") || !strcmp(c[0], "subsystems") ||
-		       !strcmp(c[0], "ports")))
+		       !strcmp(c[0], "ports") || !strcmp(c[0], "controllers")))
 		return FK_TOP;
 	if (n == 2 && !strcmp(c[0], "hosts"))
 		return FK_HOST;
@@ -1380,7 +1380,7 @@ static const struct fake_attr ns_attrs[] = {
 	{ "ana_grpid", "1", "1", RW, st_ana_grpid },
 	{ "revalidate_size", "", "", WO, st_revalidate_size },
 	{ "stats", "read_cmds=0 read_bytes=0 write_cmds=0 write_bytes=0 errors=0 other_cmds=0 "
-	  "inflight=0 throttled=0", NULL, RO, NULL },
+	  "inflight=0 flush_cmds=0 throttled=0", NULL, RO, NULL },
 	{ "latency", PURLIN_FAKE_LATENCY, NULL, RO, NULL },
 	{ "resv_enable", "0", NULL, RW, st_resv_enable },
 	{ "resv_state", "generation=0 type=0 ptpl=0", NULL, RW, st_resv_state },
@@ -1856,6 +1856,11 @@ void fakecfs_root_as_target(void)
 	if (asprintf(&path, "%s/discovery_nqn", test_root) < 0)
 		abort();
 	unlink(path);
+	free(path);
+	/* Purlin's kernel-made controller directories: nvmet has none */
+	if (asprintf(&path, "%s/controllers", test_root) < 0)
+		abort();
+	rmdir(path);
 	free(path);
 }
 

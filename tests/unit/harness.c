@@ -40,7 +40,7 @@ void tree_rm_rf(const char *path)
 
 int root_setup(void **state)
 {
-	static const char *const tops[] = { "hosts", "ports", "subsystems" };
+	static const char *const tops[] = { "hosts", "ports", "subsystems", "controllers" };
 	char base[] = "/tmp/purlinctl-ut-XXXXXX";
 
 	(void)state;

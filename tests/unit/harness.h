@@ -50,7 +50,8 @@ int run_cli_raw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* tree_snapshot() of a target without objects: the root's discovery_nqn at its default. */
 #define EMPTY_TREE \
-	"d /hosts\nd /ports\nd /subsystems\nf /discovery_nqn = nqn.2014-08.org.nvmexpress.discovery\n"
+	"d /controllers\nd /hosts\nd /ports\nd /subsystems\n" \
+	"f /discovery_nqn = nqn.2014-08.org.nvmexpress.discovery\n"
 
 /* Every dir, file (with contents) and link under test_root, one per line, sorted. */
 char *tree_snapshot(void);
@@ -69,6 +70,14 @@ char *slurp(const char *path);
 void assert_file(const char *rel, const char *want);
 /* Remove a directory tree. */
 void tree_rm_rf(const char *path);
+
+/* run_cli() must succeed; its stderr in the failure message. */
+#define assert_run_ok(...)                                                        \
+	do {                                                                      \
+		int _rc = run_cli(__VA_ARGS__);                                   \
+		if (_rc)                                                          \
+			fail_msg("exit %d: %s", _rc, cli_err);                    \
+	} while (0)
 
 #define assert_has(hay, needle)                                                   \
 	do {                                                                      \

@@ -28,7 +28,7 @@ else
 	echo "ok 2 - promtool refuses a broken exposition"
 fi
 
-# A target tree with one namespace that saw I/O (the files as Purlin has them).
+# A target tree with one namespace that saw I/O (the files as Purlin has them)
 r=$work/root
 ns=$r/subsystems/nqn.2026-12.io.purlin.test:prom/namespaces/1
 mkdir -p "$r/hosts" "$r/ports" "$ns" "$r/subsystems/nqn.2026-12.io.purlin.test:prom/allowed_hosts"
@@ -44,6 +44,15 @@ z=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 	echo "write_device count=2 sum_us=9 buckets=0,0,0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
 	echo "other_device count=0 sum_us=0 buckets=$z"
 } > "$ns/latency"
+# ... and one controller, as the kernel makes its directory.
+c=$r/controllers/nqn.2026-12.io.purlin.test:prom:7
+mkdir -p "$c"
+echo 7 > "$c/cntlid"
+echo nqn.2026-12.io.purlin.test:prom > "$c/subsysnqn"
+echo 'nqn.2026-12.io.purlin.test:host"1' > "$c/hostnqn"
+echo 1 > "$c/port"
+echo "read_cmds=5 read_bytes=20480 write_cmds=2 write_bytes=8192 errors=1 other_cmds=1 inflight=0 flush_cmds=1" > "$c/stats"
+cp "$ns/latency" "$c/latency"
 if "$tool" --root "$r" stats -o prometheus > "$work/prom.txt" 2> "$work/err.txt" &&
 	"$promtool" check metrics < "$work/prom.txt" > "$work/lint.txt" 2>&1; then
 	echo "ok 3 - purlinctl stats -o prometheus passes promtool check metrics"
@@ -53,9 +62,11 @@ else
 fi
 if grep -q '^purlin_namespace_latency_seconds_bucket{subsystem="nqn.2026-12.io.purlin.test:prom",nsid="1",op="read",stage="total",le="+Inf"} 5$' "$work/prom.txt" &&
 	grep -q '^purlin_namespace_errors_total{subsystem="nqn.2026-12.io.purlin.test:prom",nsid="1"} 1$' "$work/prom.txt" &&
-	grep -q '^purlin_namespace_throttled_commands_total{subsystem="nqn.2026-12.io.purlin.test:prom",nsid="1"} 4$' "$work/prom.txt"; then
-	echo "ok 4 - the histogram and counters are in it"
+	grep -q '^purlin_namespace_throttled_commands_total{subsystem="nqn.2026-12.io.purlin.test:prom",nsid="1"} 4$' "$work/prom.txt" &&
+	grep -q '^purlin_controller_flush_commands_total{subsystem="nqn.2026-12.io.purlin.test:prom",cntlid="7",host="nqn.2026-12.io.purlin.test:host\\"1"} 1$' "$work/prom.txt" &&
+	grep -q '^purlin_controller_latency_seconds_bucket{subsystem="nqn.2026-12.io.purlin.test:prom",cntlid="7",host="nqn.2026-12.io.purlin.test:host\\"1",op="read",stage="total",le="+Inf"} 5$' "$work/prom.txt"; then
+	echo "ok 4 - the histogram and counters are in it, the controller's too"
 else
-	echo "not ok 4 - the histogram and counters are in it"
+	echo "not ok 4 - the histogram and counters are in it, the controller's too"
 	sed 's/^/# /' "$work/prom.txt" | head -n 20
 fi

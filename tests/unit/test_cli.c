@@ -20,12 +20,7 @@
 #define S2 "nqn.2024-01.io.example:s2"
 #define H1 "nqn.2024-01.io.example.host:h1"
 
-#define assert_ok(...)                                                            \
-	do {                                                                      \
-		int _rc = run_cli(__VA_ARGS__);                                   \
-		if (_rc)                                                          \
-			fail_msg("exit %d: %s", _rc, cli_err);                    \
-	} while (0)
+#define assert_ok assert_run_ok
 
 /* ---- global options and usage errors ---- */
 

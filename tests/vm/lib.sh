@@ -274,6 +274,19 @@ ctrl_of() {
 	echo "/dev/$n"
 }
 
+# ctrl_of_host NQN HOSTNQN: the host's controller (nvmeX) of subsystem NQN
+# that belongs to host NQN HOSTNQN (its --hostnqn).
+ctrl_of_host() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat $c/subsysnqn 2>/dev/null)" = "$1" ] || continue
+		[ "$(cat $c/hostnqn)" = "$2" ] || continue
+		basename $c
+		return 0
+	done
+	return 1
+}
+
 # nvme_connect NQN [TRSVCID] [nvme-cli options...]: connect and wait for
 # the first namespace; prints its device.
 nvme_connect() {

@@ -28,6 +28,7 @@ static const struct pl_object *const objects[] = {
 	&pl_obj_clear,
 	&pl_obj_status,
 	&pl_obj_stats,
+	&pl_obj_top,
 	&pl_obj_net,
 };
 
@@ -38,6 +39,7 @@ static void print_usage(FILE *f)
 	      "       purlinctl [OPTIONS] clear\n"
 	      "       purlinctl [OPTIONS] status\n"
 	      "       purlinctl [OPTIONS] stats [-o text|json|prometheus]\n"
+	      "       purlinctl [OPTIONS] top [-d SECONDS] [-c COUNT] [-r ROWS] [-s SORT]\n"
 	      "\n"
 	      "Objects:\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(objects); i++)

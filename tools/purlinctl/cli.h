@@ -147,6 +147,7 @@ extern const struct pl_object pl_obj_diff;
 extern const struct pl_object pl_obj_clear;
 extern const struct pl_object pl_obj_status;
 extern const struct pl_object pl_obj_stats;
+extern const struct pl_object pl_obj_top;
 extern const struct pl_object pl_obj_net;
 
 #endif

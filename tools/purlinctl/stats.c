@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * purlinctl stats: every namespace's I/O counters and latency histograms
- * (Purlin's read-only namespaces/<nsid>/stats and latency files) as a
+ * purlinctl stats: every namespace's and every controller's I/O counters
+ * and latency histograms (Purlin's read-only namespaces/<nsid>/ and
+ * controllers/<nqn>:<cntlid>/ stats and latency files, iostat.c) as a
  * table, as JSON (-j or -o json), or in the Prometheus text exposition
  * format (-o prometheus) for node_exporter's textfile collector.
  */
@@ -12,196 +13,28 @@
 
 #include "cfs.h"
 #include "cli.h"
+#include "iostat.h"
 #include "print.h"
 
-#define ST_BUCKETS	24	/* drivers/purlin.h PURLIN_LAT_BUCKETS */
-
-static const char *const st_ops[] = { "read", "write", "other" };
-static const char *const st_stages[] = { "total", "device" };
-
-struct st_hist {
-	unsigned long long count, sum_us, buckets[ST_BUCKETS];
-};
-
-/* One namespace's figures; have_lat false on a target without the file. */
-struct st_ns {
-	const char *subsys, *nsid;
-	unsigned long long read_cmds, read_bytes, write_cmds, write_bytes;
-	unsigned long long errors, other_cmds, inflight;
-	unsigned long long throttled;	/* 0 from a module without limits */
-	bool have_lat;
-	struct st_hist h[3][2];	/* [op][stage] */
-};
-
-static const struct {
-	const char *key;
-	size_t off;
-} st_keys[] = {
-	{ "read_cmds", offsetof(struct st_ns, read_cmds) },
-	{ "read_bytes", offsetof(struct st_ns, read_bytes) },
-	{ "write_cmds", offsetof(struct st_ns, write_cmds) },
-	{ "write_bytes", offsetof(struct st_ns, write_bytes) },
-	{ "errors", offsetof(struct st_ns, errors) },
-	{ "other_cmds", offsetof(struct st_ns, other_cmds) },
-	{ "inflight", offsetof(struct st_ns, inflight) },
-	{ "throttled", offsetof(struct st_ns, throttled) },
-};
-
-/* A decimal count, whole; false on anything else (a sign, junk, overflow). */
-static bool st_num(const char *s, char **endp, unsigned long long *v)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (errno)
-		return false;
-	if (endp)
-		*endp = end;
-	return endp || !*end;
-}
-
-/* "key=N key=N ...": the known keys (unknown ones are newer: ignored). */
-static bool st_parse_counts(char *text, struct st_ns *ns)
-{
-	for (char *w = strtok(text, " \n"); w; w = strtok(NULL, " \n")) {
-		char *eq = strchr(w, '=');
-
-		if (!eq)
-			return false;
-		*eq = '\0';
-		for (size_t i = 0; i < ARRAY_SIZE(st_keys); i++)
-			if (!strcmp(w, st_keys[i].key) &&
-			    !st_num(eq + 1, NULL, (unsigned long long *)((char *)ns + st_keys[i].off)))
-				return false;
-	}
-	return true;
-}
-
-/* The bounds the kernel's latency file must start with (drivers/stats.c). */
-static bool st_header_ok(const char *line)
-{
-	char want[256];
-	int n = snprintf(want, sizeof(want), "bucket_le_us=");
-
-	for (int b = 0; b < ST_BUCKETS - 1; b++)
-		n += snprintf(want + n, sizeof(want) - n, "%llu,", 1ULL << b);
-	snprintf(want + n, sizeof(want) - n, "inf");
-	return !strcmp(line, want);
-}
-
 /*
- * "OP_STAGE count=N sum_us=N buckets=N,...": the histogram's index
- * (op * 2 + stage), or -1 on anything else.
+ * A key of the stats files in the output: the first release's always
+ * (older parsers know them all), a newer one when the module has it.
  */
-static int st_parse_hist_line(const char *line, struct st_ns *ns)
+static bool st_key_shown(const struct io_obj *o, size_t k)
 {
-	char name[32], *end;
-	const char *p;
-	struct st_hist *h = NULL;
-	int idx = -1;
-
-	if (sscanf(line, "%31s", name) != 1)
-		return -1;
-	for (int o = 0; o < 3; o++)
-		for (int s = 0; s < 2; s++) {
-			char want[32];
-
-			snprintf(want, sizeof(want), "%s_%s", st_ops[o], st_stages[s]);
-			if (!strcmp(name, want)) {
-				h = &ns->h[o][s];
-				idx = o * 2 + s;
-			}
-		}
-	p = line + strlen(name);
-	if (!h || strncmp(p, " count=", 7) || !st_num(p + 7, &end, &h->count) ||
-	    strncmp(end, " sum_us=", 8) || !st_num(end + 8, &end, &h->sum_us) ||
-	    strncmp(end, " buckets=", 9))
-		return -1;
-	p = end + 9;
-	for (int b = 0; b < ST_BUCKETS; b++) {
-		if (!st_num(p, &end, &h->buckets[b]) ||
-		    *end != (b < ST_BUCKETS - 1 ? ',' : '\0'))
-			return -1;
-		p = end + 1;
-	}
-	return idx;
-}
-
-static int st_read_ns(const struct pl_node *subsys, const struct pl_node *n, struct st_ns *ns)
-{
-	char *path, *text = NULL;
-	int ret;
-
-	memset(ns, 0, sizeof(*ns));
-	ns->subsys = subsys->id;
-	ns->nsid = n->id;
-	path = xasprintf("subsystems/%s/namespaces/%s/stats", subsys->id, n->id);
-	ret = cfs_read(path, &text);
-	if (ret && ret != -ENOENT)
-		pl_err_obj(path, "reading it", -ret);
-	else if (!ret && !st_parse_counts(text, ns)) {
-		pl_err("%s: not the counters this purlinctl knows\n", path);
-		ret = -EPROTO;
-	}
-	free(path);
-	free(text);
-	if (ret)
-		return ret;
-	text = NULL;
-	/* Older modules have no latency file: the counters alone, then. */
-	path = xasprintf("subsystems/%s/namespaces/%s/latency", subsys->id, n->id);
-	if (!cfs_read(path, &text)) {
-		unsigned int seen = 0;
-		char *l = strtok(text, "\n");
-		bool ok = l && st_header_ok(l);
-
-		while (ok && (l = strtok(NULL, "\n"))) {
-			int i = st_parse_hist_line(l, ns);
-
-			ok = i >= 0 && !(seen & 1u << i);
-			seen |= i >= 0 ? 1u << i : 0;
-		}
-		ns->have_lat = ok && seen == 0x3f;
-		if (!ns->have_lat)
-			pl_err("%s: not the histograms this purlinctl knows: left out\n", path);
-	}
-	free(path);
-	free(text);
-	return 0;
-}
-
-/* Upper bound in us of bucket b (bucket 0: under 1 us); 0 for the last. */
-static unsigned long long st_le_us(int b)
-{
-	return b < ST_BUCKETS - 1 ? 1ULL << b : 0;
-}
-
-/* Commands in the buckets (the kernel sums them and count apart). */
-static unsigned long long st_total(const struct st_hist *h)
-{
-	unsigned long long t = 0;
-
-	for (int b = 0; b < ST_BUCKETS; b++)
-		t += h->buckets[b];
-	return t;
+	return io_keys[k].off <= offsetof(struct io_obj, inflight) || (o->seen & 1u << k);
 }
 
 /* A percentile's cell: its bucket's bound, ">4194304" for the last, "-" for none. */
-static char *st_pct_text(const struct st_hist *h, bool have, double q)
+static char *st_pct_text(const struct io_hist *h, bool have, double q)
 {
-	unsigned long long seen = 0, total = st_total(h);
+	int b = have ? io_quantile_bucket(h->buckets, q) : -1;
 
-	if (!have || !total)
+	if (b < 0)
 		return xstrdup("-");
-	for (int b = 0; b < ST_BUCKETS - 1; b++) {
-		seen += h->buckets[b];
-		if (seen >= q * (double)total)
-			return xasprintf("%llu", st_le_us(b));
-	}
-	return xasprintf(">%llu", st_le_us(ST_BUCKETS - 2));
+	if (b == IO_BUCKETS - 1)
+		return xasprintf(">%llu", io_le_us(IO_BUCKETS - 2));
+	return xasprintf("%llu", io_le_us(b));
 }
 
 /* Add s to sv and free it. */
@@ -216,7 +49,8 @@ static char *st_us_text(unsigned long long us, bool have)
 	return have ? xasprintf("%llu", us) : xstrdup("-");
 }
 
-static void st_table(struct st_ns *v, size_t n)
+/* One table: the namespaces' (kind IO_NS) or the controllers'. */
+static void st_table(const struct io_obj *v, size_t n, enum io_kind kind)
 {
 	static const char *const hdr[] = {
 		"SUBSYSTEM", "NSID", "READS", "WRITES", "OTHER", "ERRORS", "INFLIGHT",
@@ -225,13 +59,17 @@ static void st_table(struct st_ns *v, size_t n)
 	struct strv cells = { 0 };
 
 	for (size_t c = 0; c < ARRAY_SIZE(hdr); c++)
-		strv_add(&cells, hdr[c]);
+		strv_add(&cells, kind == IO_CTRL && c == 1 ? "CNTLID" : hdr[c]);
+	if (kind == IO_CTRL)
+		strv_add(&cells, "HOST");
 	for (size_t i = 0; i < n; i++) {
-		const struct st_hist *r = &v[i].h[0][0], *w = &v[i].h[1][0];
+		const struct io_hist *r = &v[i].h[0][0], *w = &v[i].h[1][0];
 		bool hr = v[i].have_lat && r->count, hw = v[i].have_lat && w->count;
 
+		if (v[i].kind != kind)
+			continue;
 		strv_add(&cells, v[i].subsys);
-		strv_add(&cells, v[i].nsid);
+		strv_add(&cells, v[i].id);
 		st_add_free(&cells, xasprintf("%llu", v[i].read_cmds));
 		st_add_free(&cells, xasprintf("%llu", v[i].write_cmds));
 		st_add_free(&cells, xasprintf("%llu", v[i].other_cmds));
@@ -241,43 +79,60 @@ static void st_table(struct st_ns *v, size_t n)
 		st_add_free(&cells, st_pct_text(r, hr, 0.99));
 		st_add_free(&cells, st_us_text(hw ? w->sum_us / w->count : 0, hw));
 		st_add_free(&cells, st_pct_text(w, hw, 0.99));
+		if (kind == IO_CTRL)
+			strv_add(&cells, v[i].host);
 	}
-	pl_print_table(&cells, ARRAY_SIZE(hdr));
+	pl_print_table(&cells, ARRAY_SIZE(hdr) + (kind == IO_CTRL));
 	strv_free(&cells);
 }
 
-static void st_json(struct st_ns *v, size_t n)
+static void st_json_obj(const struct io_obj *o)
+{
+	pl_print_open_object(NULL);
+	pl_print_string(PL_JSON, "subsystem", NULL, o->subsys);
+	pl_print_u64(PL_JSON, o->kind == IO_NS ? "nsid" : "cntlid", NULL,
+		     strtoull(o->id, NULL, 10));
+	if (o->kind == IO_CTRL) {
+		pl_print_string(PL_JSON, "host", NULL, o->host);
+		pl_print_u64(PL_JSON, "port", NULL, strtoull(o->port, NULL, 10));
+	}
+	for (size_t k = 0; k < io_nkeys; k++)
+		if (st_key_shown(o, k))
+			pl_print_u64(PL_JSON, io_keys[k].key, NULL, io_key_val(o, k));
+	if (o->have_lat) {
+		pl_print_open_object("latency");
+		for (size_t op = 0; op < IO_OPS; op++)
+			for (size_t s = 0; s < IO_STAGES; s++) {
+				const struct io_hist *h = &o->h[op][s];
+				char key[32];
+
+				snprintf(key, sizeof(key), "%s_%s", io_ops[op], io_stages[s]);
+				pl_print_open_object(key);
+				pl_print_u64(PL_JSON, "count", NULL, h->count);
+				pl_print_u64(PL_JSON, "sum_us", NULL, h->sum_us);
+				pl_print_open_array("buckets");
+				for (int b = 0; b < IO_BUCKETS; b++)
+					pl_print_u64(PL_JSON, NULL, NULL, h->buckets[b]);
+				pl_print_close_array();
+				pl_print_close_object();
+			}
+		pl_print_close_object();
+	}
+	pl_print_close_object();
+}
+
+static void st_json(const struct io_obj *v, size_t n)
 {
 	pl_print_open_object(NULL);
 	pl_print_open_array("namespaces");
-	for (size_t i = 0; i < n; i++) {
-		pl_print_open_object(NULL);
-		pl_print_string(PL_JSON, "subsystem", NULL, v[i].subsys);
-		pl_print_u64(PL_JSON, "nsid", NULL, strtoull(v[i].nsid, NULL, 10));
-		for (size_t k = 0; k < ARRAY_SIZE(st_keys); k++)
-			pl_print_u64(PL_JSON, st_keys[k].key, NULL,
-				     *(unsigned long long *)((char *)&v[i] + st_keys[k].off));
-		if (v[i].have_lat) {
-			pl_print_open_object("latency");
-			for (size_t o = 0; o < 3; o++)
-				for (size_t s = 0; s < 2; s++) {
-					const struct st_hist *h = &v[i].h[o][s];
-					char key[32];
-
-					snprintf(key, sizeof(key), "%s_%s", st_ops[o], st_stages[s]);
-					pl_print_open_object(key);
-					pl_print_u64(PL_JSON, "count", NULL, h->count);
-					pl_print_u64(PL_JSON, "sum_us", NULL, h->sum_us);
-					pl_print_open_array("buckets");
-					for (int b = 0; b < ST_BUCKETS; b++)
-						pl_print_u64(PL_JSON, NULL, NULL, h->buckets[b]);
-					pl_print_close_array();
-					pl_print_close_object();
-				}
-			pl_print_close_object();
-		}
-		pl_print_close_object();
-	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].kind == IO_NS)
+			st_json_obj(&v[i]);
+	pl_print_close_array();
+	pl_print_open_array("controllers");
+	for (size_t i = 0; i < n; i++)
+		if (v[i].kind == IO_CTRL)
+			st_json_obj(&v[i]);
 	pl_print_close_array();
 	pl_print_close_object();
 }
@@ -295,82 +150,105 @@ static void st_label(FILE *f, const char *s)
 	}
 }
 
-static void st_labels(FILE *f, const struct st_ns *ns)
+/* A namespace: subsystem, nsid; a controller: subsystem, cntlid, host. */
+static void st_labels(FILE *f, const struct io_obj *o)
 {
 	fputs("subsystem=\"", f);
-	st_label(f, ns->subsys);
-	fputs("\",nsid=\"", f);
-	st_label(f, ns->nsid);
+	st_label(f, o->subsys);
+	fputs(o->kind == IO_NS ? "\",nsid=\"" : "\",cntlid=\"", f);
+	st_label(f, o->id);
+	if (o->kind == IO_CTRL) {
+		fputs("\",host=\"", f);
+		st_label(f, o->host);
+	}
 	fputc('"', f);
 }
 
-static void st_prometheus(FILE *f, struct st_ns *v, size_t n)
+/* One family of metrics: purlin_namespace_* or purlin_controller_*. */
+static void st_prometheus_kind(FILE *f, const struct io_obj *v, size_t n, enum io_kind kind)
 {
 	static const struct {
 		const char *name, *type, *help;
 		size_t off;
 	} m[] = {
 		{ "read_commands_total", "counter", "Read commands completed.",
-		  offsetof(struct st_ns, read_cmds) },
-		{ "read_bytes_total", "counter", "Bytes read.", offsetof(struct st_ns, read_bytes) },
+		  offsetof(struct io_obj, read_cmds) },
+		{ "read_bytes_total", "counter", "Bytes read.", offsetof(struct io_obj, read_bytes) },
 		{ "write_commands_total", "counter", "Write commands completed.",
-		  offsetof(struct st_ns, write_cmds) },
+		  offsetof(struct io_obj, write_cmds) },
 		{ "write_bytes_total", "counter", "Bytes written.",
-		  offsetof(struct st_ns, write_bytes) },
+		  offsetof(struct io_obj, write_bytes) },
 		{ "other_commands_total", "counter",
 		  "Other I/O commands completed (Flush, Write Zeroes, Dataset Management).",
-		  offsetof(struct st_ns, other_cmds) },
+		  offsetof(struct io_obj, other_cmds) },
 		{ "errors_total", "counter", "I/O commands that failed.",
-		  offsetof(struct st_ns, errors) },
+		  offsetof(struct io_obj, errors) },
 		{ "inflight", "gauge", "I/O commands the back end has now.",
-		  offsetof(struct st_ns, inflight) },
+		  offsetof(struct io_obj, inflight) },
+		{ "flush_commands_total", "counter",
+		  "Flush commands completed (among the other commands too).",
+		  offsetof(struct io_obj, flush_cmds) },
 		{ "throttled_commands_total", "counter",
 		  "I/O commands that waited for a limit (the namespace's or their host's).",
-		  offsetof(struct st_ns, throttled) },
+		  offsetof(struct io_obj, throttled) },
 	};
+	const char *pfx = kind == IO_NS ? "namespace" : "controller";
+	size_t count = 0;
 
+	for (size_t i = 0; i < n; i++)
+		count += v[i].kind == kind;
+	/* No controller rows: no controller families (the output stays as it was). */
+	if (kind == IO_CTRL && !count)
+		return;
 	for (size_t k = 0; k < ARRAY_SIZE(m); k++) {
-		fprintf(f, "# HELP purlin_namespace_%s %s\n# TYPE purlin_namespace_%s %s\n",
-			m[k].name, m[k].help, m[k].name, m[k].type);
+		size_t key = 0;
+
+		while (io_keys[key].off != m[k].off)
+			key++;
+		fprintf(f, "# HELP purlin_%s_%s %s\n# TYPE purlin_%s_%s %s\n", pfx,
+			m[k].name, m[k].help, pfx, m[k].name, m[k].type);
 		for (size_t i = 0; i < n; i++) {
-			fprintf(f, "purlin_namespace_%s{", m[k].name);
+			if (v[i].kind != kind || !st_key_shown(&v[i], key))
+				continue;
+			fprintf(f, "purlin_%s_%s{", pfx, m[k].name);
 			st_labels(f, &v[i]);
-			fprintf(f, "} %llu\n", *(unsigned long long *)((char *)&v[i] + m[k].off));
+			fprintf(f, "} %llu\n", io_key_val(&v[i], key));
 		}
 	}
-	fputs("# HELP purlin_namespace_latency_seconds Time of I/O commands in the target: stage total "
-	      "from the capsule parsed to the completion queued, stage device from the back end's "
-	      "start to completion.\n"
-	      "# TYPE purlin_namespace_latency_seconds histogram\n", f);
+	fprintf(f, "# HELP purlin_%s_latency_seconds Time of I/O commands in the target: stage "
+		"total from the capsule parsed to the completion queued, stage device from the "
+		"back end's start to completion.\n"
+		"# TYPE purlin_%s_latency_seconds histogram\n", pfx, pfx);
 	for (size_t i = 0; i < n; i++) {
-		if (!v[i].have_lat)
+		if (v[i].kind != kind || !v[i].have_lat)
 			continue;
-		for (size_t o = 0; o < 3; o++)
-			for (size_t s = 0; s < 2; s++) {
-				const struct st_hist *h = &v[i].h[o][s];
+		for (size_t o = 0; o < IO_OPS; o++)
+			for (size_t s = 0; s < IO_STAGES; s++) {
+				const struct io_hist *h = &v[i].h[o][s];
 				unsigned long long cum = 0;
 
-				for (int b = 0; b < ST_BUCKETS; b++) {
+				for (int b = 0; b < IO_BUCKETS; b++) {
 					cum += h->buckets[b];
-					fputs("purlin_namespace_latency_seconds_bucket{", f);
+					fprintf(f, "purlin_%s_latency_seconds_bucket{", pfx);
 					st_labels(f, &v[i]);
-					fprintf(f, ",op=\"%s\",stage=\"%s\",le=\"", st_ops[o], st_stages[s]);
-					if (b < ST_BUCKETS - 1)
-						fprintf(f, "%llu.%06llu", st_le_us(b) / 1000000,
-							st_le_us(b) % 1000000);
+					fprintf(f, ",op=\"%s\",stage=\"%s\",le=\"", io_ops[o],
+						io_stages[s]);
+					if (b < IO_BUCKETS - 1)
+						fprintf(f, "%llu.%06llu", io_le_us(b) / 1000000,
+							io_le_us(b) % 1000000);
 					else
 						fputs("+Inf", f);
 					fprintf(f, "\"} %llu\n", cum);
 				}
-				fputs("purlin_namespace_latency_seconds_sum{", f);
+				fprintf(f, "purlin_%s_latency_seconds_sum{", pfx);
 				st_labels(f, &v[i]);
-				fprintf(f, ",op=\"%s\",stage=\"%s\"} %.6f\n", st_ops[o], st_stages[s],
-					h->sum_us / 1e6);
-				fputs("purlin_namespace_latency_seconds_count{", f);
+				fprintf(f, ",op=\"%s\",stage=\"%s\"} %.6f\n", io_ops[o],
+					io_stages[s], h->sum_us / 1e6);
+				fprintf(f, "purlin_%s_latency_seconds_count{", pfx);
 				st_labels(f, &v[i]);
 				/* As the +Inf bucket, whatever count the kernel summed. */
-				fprintf(f, ",op=\"%s\",stage=\"%s\"} %llu\n", st_ops[o], st_stages[s],
-					cum);
+				fprintf(f, ",op=\"%s\",stage=\"%s\"} %llu\n", io_ops[o],
+					io_stages[s], cum);
 			}
 	}
 }
@@ -380,8 +258,8 @@ static int stats_run(struct pl_ctx *ctx, int argc, char **argv)
 	const char *cmd = "stats";
 	bool json = ctx->json, prom = false, text = false;
 	struct pl_node *live;
-	struct st_ns *v = NULL;
-	size_t n = 0;
+	struct io_obj *v = NULL;
+	size_t n = 0, nns = 0;
 	int ret = PL_EXIT_OK;
 
 	for (int i = 0; i < argc; i++) {
@@ -403,28 +281,17 @@ static int stats_run(struct pl_ctx *ctx, int argc, char **argv)
 		return pl_usage_error(cmd, "one output format: -j or one -o");
 	if (strcmp(ctx->target, "purlin"))
 		return pl_usage_error(cmd, "the I/O statistics are Purlin's (not %s's)", ctx->target);
+	/* The target's tree, checked as every command checks it. */
 	if (pl_open(ctx, &live))
 		return PL_EXIT_TARGET;
-	const struct pl_nodes *subs = pl_kids(live, PL_SUBSYS);
-
-	for (size_t i = 0; i < subs->n; i++) {
-		const struct pl_nodes *nss = &subs->v[i]->kids[0];
-
-		for (size_t j = 0; j < nss->n; j++) {
-			v = xrealloc(v, (n + 1) * sizeof(*v));
-			int r = st_read_ns(subs->v[i], nss->v[j], &v[n]);
-
-			if (r == -ENOENT)	/* gone meanwhile, or no stats: skipped */
-				continue;
-			if (r) {
-				ret = PL_EXIT_TARGET;
-				goto out;
-			}
-			n++;
-		}
-	}
+	pl_node_free(live);
+	if (io_collect(true, true, &v, &n))
+		return PL_EXIT_TARGET;
+	for (size_t i = 0; i < n; i++)
+		nns += v[i].kind == IO_NS;
 	if (prom) {
-		st_prometheus(pl_out, v, n);
+		st_prometheus_kind(pl_out, v, n, IO_NS);
+		st_prometheus_kind(pl_out, v, n, IO_CTRL);
 		/* A textfile collector must not take a cut-short file. */
 		if (fflush(pl_out) || ferror(pl_out)) {
 			pl_err_obj(cmd, "writing the output", errno ? errno : EIO);
@@ -432,17 +299,21 @@ static int stats_run(struct pl_ctx *ctx, int argc, char **argv)
 		}
 	} else {
 		pl_print_start(json);
-		if (json)
+		if (json) {
 			st_json(v, n);
-		else if (n)
-			st_table(v, n);
-		else
-			pl_print_text("no namespaces\n");
+		} else {
+			if (nns)
+				st_table(v, n, IO_NS);
+			else
+				pl_print_text("no namespaces\n");
+			if (n > nns) {
+				pl_print_text("\n");
+				st_table(v, n, IO_CTRL);
+			}
+		}
 		pl_print_end();
 	}
-out:
-	free(v);
-	pl_node_free(live);
+	io_free(v, n);
 	return ret;
 }
 
@@ -450,7 +321,8 @@ const struct pl_object pl_obj_stats = {
 	.name = "stats",
 	.run = stats_run,
 	.usage = "[-o text|json|prometheus]",
-	.summary = "I/O counters and latency of every namespace (table, JSON, Prometheus)",
+	.summary = "I/O counters and latency of every namespace and controller (table, JSON, "
+		   "Prometheus)",
 	.examples = "  purlinctl stats\n  purlinctl stats -o json\n"
 		    "  purlinctl stats -o prometheus > /var/lib/prometheus/node-exporter/purlin.prom\n",
 };

@@ -29,18 +29,6 @@ await_secs() {
 hostid_n() { printf '6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1%03d' "$1"; }
 hostnqn_n() { echo "nqn.2014-08.org.nvmexpress:uuid:$(hostid_n $1)"; }
 
-# ctrl_of_host HOSTNQN: the host's controller (nvmeX) for NQN from HOSTNQN.
-ctrl_of_host() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ "$(cat $c/subsysnqn 2>/dev/null)" = $NQN ] || continue
-		[ "$(cat $c/hostnqn)" = "$1" ] || continue
-		basename $c
-		return 0
-	done
-	return 1
-}
-
 # connect_as N: connect as test host N (one I/O queue) through port N
 # (service 4419 + N: nvme-cli takes a second connection to the same
 # address and subsystem for a duplicate, whatever the host NQN); prints
@@ -50,8 +38,8 @@ connect_as() {
 	h=$(hostnqn_n $1)
 	nvme connect -t rdma -a $TRADDR -s $((4419 + $1)) -n $NQN --hostnqn=$h \
 		--hostid=$(hostid_n $1) --nr-io-queues=1 > /dev/null
-	wait_for "ctrl_of_host $h" 100
-	c=$(ctrl_of_host $h)
+	wait_for "ctrl_of_host $NQN $h" 100
+	c=$(ctrl_of_host $NQN $h)
 	wait_for "[ \$(cat /sys/class/nvme/$c/state) = live ]" 100
 	cat /sys/class/nvme/$c/cntlid
 }
@@ -75,7 +63,7 @@ refused_as() {
 		fail "host $1: the refusal is not Controller Busy"
 	grep -q "failed to connect queue: 0 ret=16769\$" conn.dmesg ||
 		fail "host $1: the admin Connect's status is not Controller Busy with DNR (0x4181)"
-	if ctrl_of_host $h > /dev/null; then fail "host $1 has a controller"; fi
+	if ctrl_of_host $NQN $h > /dev/null; then fail "host $1 has a controller"; fi
 }
 
 # reads_on CNTLID: read_cmds of the target's controller CNTLID
@@ -84,7 +72,7 @@ reads_on() { sed -n "s/^cntlid=$1 .* read_cmds=\([0-9]*\) .*/\1/p" $S/controller
 # read_through CNTLID HOSTNQN: a passthrough read on that controller only
 read_through() {
 	local c r0
-	c=$(ctrl_of_host $2)
+	c=$(ctrl_of_host $NQN $2)
 	r0=$(reads_on $1)
 	nvme io-passthru /dev/$c --opcode=0x02 --namespace-id=1 --data-len=4096 \
 		--read --cdw12=7 > pt.out 2>&1 || { cat pt.out; fail "read through controller $1 ($c)"; }
@@ -110,7 +98,7 @@ ids=""
 for h in 1 2 3; do
 	id=$(connect_as $h)
 	[ "$id" -ge 256 ] && [ "$id" -le 258 ] || fail "host $h got cntlid $id, outside 256-258"
-	c=$(ctrl_of_host $(hostnqn_n $h))
+	c=$(ctrl_of_host $NQN $(hostnqn_n $h))
 	[ "$(nvme id-ctrl /dev/$c | idfield cntlid)" = $(printf '0x%x' $id) ] ||
 		fail "host $h: id-ctrl cntlid $(nvme id-ctrl /dev/$c | idfield cntlid), sysfs $id"
 	grep -q "^cntlid=$id host=$(hostnqn_n $h) " $S/controllers || fail "controllers: $(cat $S/controllers)"
@@ -124,13 +112,13 @@ set -- $ids
 read_through $1 $(hostnqn_n 1)
 read_through $3 $(hostnqn_n 3)
 # Host 2 leaves: its ID is the only free one, host 4 gets it.
-nvme disconnect -d $(ctrl_of_host $(hostnqn_n 2)) > /dev/null
+nvme disconnect -d $(ctrl_of_host $NQN $(hostnqn_n 2)) > /dev/null
 wait_for "! grep -q '^cntlid=$2 ' $S/controllers" 100
 id=$(connect_as 4)
 [ "$id" = "$2" ] || fail "host 4 got cntlid $id, want the freed $2"
 read_through $id $(hostnqn_n 4)
 nvme disconnect -n $NQN > /dev/null
-wait_for "! ctrl_of_host $(hostnqn_n 1) && ! ctrl_of_host $(hostnqn_n 3) && ! ctrl_of_host $(hostnqn_n 4)" 100
+wait_for "! ctrl_of_host $NQN $(hostnqn_n 1) && ! ctrl_of_host $NQN $(hostnqn_n 3) && ! ctrl_of_host $NQN $(hostnqn_n 4)" 100
 purlin_assert_idle "" "after the cntlid range test"
 
 part "a range of one ID, 0xffef: one controller; the second host is refused"
@@ -142,7 +130,7 @@ refused_as 2
 read_through 65519 $(hostnqn_n 1)
 fio_verify "$(nvme_dev_for $NQN)" 4k 8 2M
 nvme disconnect -n $NQN > /dev/null
-wait_for "! ctrl_of_host $(hostnqn_n 1)" 100
+wait_for "! ctrl_of_host $NQN $(hostnqn_n 1)" 100
 purlin_clear
 rmmod brd
 
@@ -181,7 +169,7 @@ host_ns() {
 }
 await_secs "[ \$(host_ns) = 1024 ]" 180 "the host does not have 1024 namespace devices"
 log "host connected and has 1024 namespace devices after $(($(date +%s) - t0)) s"
-c=$(ctrl_of_host $HOSTNQN)
+c=$(ctrl_of_host $NQN $HOSTNQN)
 nvme id-ctrl /dev/$c > id.txt
 [ "$(idfield nn < id.txt)" = 1024 ] || fail "id-ctrl nn $(idfield nn < id.txt)"
 [ "$(idfield mnan < id.txt)" = 1024 ] || fail "id-ctrl mnan $(idfield mnan < id.txt)"

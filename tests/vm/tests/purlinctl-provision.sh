@@ -66,7 +66,7 @@ cfs_empty() {
 # one per line (I/O counters and controller lists left out).
 cfs_walk() {
 	find $PURLIN_CFS | sort | while read -r f; do
-		case "$f" in */stats | */controllers | */revalidate_size) continue ;; esac
+		case "$f" in */stats | */controllers | $PURLIN_CFS/controllers/* | */revalidate_size) continue ;; esac
 		if [ -L "$f" ]; then
 			echo "$f -> $(readlink "$f")"
 		elif [ -d "$f" ]; then

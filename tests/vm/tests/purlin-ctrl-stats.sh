@@ -76,7 +76,7 @@ done
 [ "$(cat $DA/state)" = live ] || fail "state $(cat $DA/state)"
 grep -Eq '^read_cmds=[0-9]+ read_bytes=[0-9]+ write_cmds=[0-9]+ write_bytes=[0-9]+ errors=[0-9]+ other_cmds=[0-9]+ inflight=[0-9]+ flush_cmds=[0-9]+$' $DA/stats ||
 	fail "stats keys: $(cat $DA/stats)"
-grep -Eq ' inflight=[0-9]+ flush_cmds=[0-9]+$' $S/namespaces/1/stats ||
+grep -Eq ' inflight=[0-9]+ flush_cmds=[0-9]+ throttled=[0-9]+$' $S/namespaces/1/stats ||
 	fail "namespace stats: $(cat $S/namespaces/1/stats)"
 [ "$(sed -n 1p $DA/latency)" = "$(sed -n 1p $S/namespaces/1/latency)" ] || fail "latency layout"
 [ "$(wc -l < $DA/latency)" = 7 ] || fail "latency lines: $(cat $DA/latency)"

@@ -2116,6 +2116,13 @@ static const struct config_item_type purlin_ports_type = {
  * for a file a reader still holds open (its reads fail with ENOENT).  The
  * directory's own memory (struct purlin_ctrl_dir) is freed by the item's
  * release, when configfs and we have dropped our references.
+ *
+ * Backlog.  A controller queues two works at most, embedded in it, and
+ * keeps its cntlid until its free_work ran: however fast peers connect and
+ * drop, the queue holds at most two works per cntlid of each subsystem,
+ * and a queue that falls behind shows as Controller Busy to new Connects
+ * (no cntlid left), not as memory.  A controller already released when its
+ * dir_add_work runs gets no directory.
  */
 struct purlin_ctrl_dir {
 	struct config_group group;
@@ -2271,8 +2278,21 @@ void purlin_ctrl_dir_add_work(struct work_struct *work)
 {
 	struct purlin_ctrl *ctrl = container_of(work, struct purlin_ctrl,
 						dir_add_work);
+	struct purlin_subsys *subsys = ctrl->subsys;
 	struct purlin_ctrl_dir *dir;
+	bool gone;
 	int ret;
+
+	/*
+	 * A controller released already (a peer that connects and drops at
+	 * once, over and over) gets no directory: its free_work is queued
+	 * behind us and would only tear it down again.
+	 */
+	mutex_lock(&subsys->lock);
+	gone = list_empty(&ctrl->entry);
+	mutex_unlock(&subsys->lock);
+	if (gone)
+		return;
 
 	dir = kzalloc(sizeof(*dir), GFP_KERNEL);
 	if (!dir)
@@ -2280,12 +2300,12 @@ void purlin_ctrl_dir_add_work(struct work_struct *work)
 	dir->ctrl = ctrl;
 	config_group_init_type_name(&dir->group, "", &purlin_ctrl_dir_type);
 	ret = config_item_set_name(&dir->group.cg_item, "%s:%u",
-				   ctrl->subsys->subsysnqn, ctrl->cntlid);
+				   subsys->subsysnqn, ctrl->cntlid);
 	if (!ret)
 		ret = configfs_register_group(&purlin_ctrls_group, &dir->group);
 	if (ret) {
 		pr_warn_ratelimited("controller %u of %s: no configfs directory (%d)\n",
-				    ctrl->cntlid, ctrl->subsys->subsysnqn, ret);
+				    ctrl->cntlid, subsys->subsysnqn, ret);
 		config_group_put(&dir->group);
 		return;
 	}
@@ -2405,7 +2425,13 @@ int purlin_configfs_init(void)
 
 void purlin_configfs_exit(void)
 {
-	/* No controller is left (no port is): their directories' works ran. */
+	/*
+	 * No port is left (each pinned the module), and removing a port
+	 * waited for its queues, whose last puts queued every controller's
+	 * free_work: after the flush no controller and no directory is left,
+	 * and nothing queues a work on purlin_ctrl_wq any more.
+	 */
 	flush_workqueue(purlin_ctrl_wq);
+	WARN_ON(atomic_read(&purlin_live.ctrls));
 	configfs_unregister_subsystem(&purlin_configfs);
 }

@@ -939,7 +939,8 @@ static void purlin_ctrl_release(struct kref *ref)
 	struct purlin_subsys *subsys = ctrl->subsys;
 
 	mutex_lock(&subsys->lock);
-	list_del(&ctrl->entry);
+	/* Emptied: purlin_ctrl_dir_add_work() tells a released controller. */
+	list_del_init(&ctrl->entry);
 	mutex_unlock(&subsys->lock);
 	cancel_delayed_work_sync(&ctrl->ka_work);
 	cancel_work_sync(&ctrl->fatal_work);

@@ -11,8 +11,9 @@
 # its directory (the one-page controllers file cannot hold them all).
 # Controllers going away (a port link removed while a reader holds a stats
 # file open, a host link removed, the subsystem removed with controllers
-# left) take their directories with them, nothing is left.
-# timeout: 240
+# left) take their directories with them, nothing is left; nor after a
+# wire client (nvmf-wire abrupt) drops controllers as fast as it makes them.
+# timeout: 300
 
 NQN=nqn.2026-12.io.purlin.test:ctrlstats
 S=$PURLIN_CFS/subsystems/$NQN
@@ -74,6 +75,11 @@ done
 [ "$(cat $DA/addr)" = $TRADDR ] || fail "addr $(cat $DA/addr)"
 [ "$(cat $DA/queues)" = 2 ] || fail "queues $(cat $DA/queues)"
 [ "$(cat $DA/state)" = live ] || fail "state $(cat $DA/state)"
+# The kernel's directories: no rmdir, no mkdir in them, no writes.
+expect_fail rmdir $DA
+expect_fail mkdir $DA/x
+expect_fail sh -c "echo 0 > $DA/stats"
+[ -d $DA ] || fail "$DA went with a refused rmdir"
 grep -Eq '^read_cmds=[0-9]+ read_bytes=[0-9]+ write_cmds=[0-9]+ write_bytes=[0-9]+ errors=[0-9]+ other_cmds=[0-9]+ inflight=[0-9]+ flush_cmds=[0-9]+$' $DA/stats ||
 	fail "stats keys: $(cat $DA/stats)"
 grep -Eq ' inflight=[0-9]+ flush_cmds=[0-9]+ throttled=[0-9]+$' $S/namespaces/1/stats ||
@@ -251,4 +257,22 @@ await "[ -z \"\$(ls $C)\" ]" 200 "directories left: $(ls $C)"
 wait $rpid
 nvme disconnect --nqn=$NQN > /dev/null 2>&1 || true
 wait_for "! ctrl_of_host $NQN $HA && ! ctrl_of_host $NQN $HB && ! ctrl_of_host $NQN $HC" 300
+
+log "a peer dropping its controllers as it makes them, under a reader"
+CH=nqn.2026-12.io.purlin.test:churn
+purlin_subsys $CH
+purlin_ns $CH 1 /dev/ram0
+purlin_link 1 $CH
+ctrls0=$(live ctrls)
+( while [ -e $PURLIN_CFS/subsystems/$CH ]; do cat $C/*/stats $C/*/state > /dev/null 2>&1 || true; done ) &
+rpid=$!
+for r in 1 2 3; do
+	nvmf-wire -a $TRADDR -s 4420 -n $CH abrupt > wire.txt 2>&1 || true
+	grep -q "^PASS abrupt" wire.txt || fail "nvmf-wire abrupt, round $r: $(grep -v '^PASS' wire.txt | tail -n 5)"
+done
+await "[ -z \"\$(ls $C)\" ] && [ \$(live ctrls) -le $ctrls0 ]" 200 "after the churn: $(ls $C)"
+rm $PURLIN_CFS/ports/1/subsystems/$CH
+rmdir $PURLIN_CFS/subsystems/$CH/namespaces/1
+rmdir $PURLIN_CFS/subsystems/$CH
+wait $rpid
 purlin_clear

@@ -18,10 +18,12 @@ HOST_A=nqn.2014-08.org.nvmexpress:uuid:$ID_A
 HOST_B=nqn.2014-08.org.nvmexpress:uuid:$ID_B
 CONFLICT=0x4083
 
-brd_create 16
+# every I/O takes 100 ms: the writes in flight at the preempt and abort
+# outlast its Acquire unless the Acquire waits for them
+dev=$(nullblk_create resvnb 16 1 irqmode=2 completion_nsec=100000000)
 purlin_subsys $NQN
 mkdir $N
-echo /dev/ram0 > $N/device_path
+echo $dev > $N/device_path
 [ "$(cat $N/resv_enable)" = 0 ] || fail "resv_enable is not off by default"
 echo 1 > $N/resv_enable
 echo 1 > $N/enable
@@ -351,3 +353,4 @@ echo 0 > $N/resv_enable
 # and only while reservations are on
 expect_fail sh -c "cat state.txt > $N/resv_state"
 purlin_clear
+nullblk_destroy resvnb

@@ -403,6 +403,25 @@ static void test_remove_undoes_restore(void **state)
 	after = tree_snapshot();
 	assert_string_equal(before, after);
 
+	/* a namespace the file does not name: refused, nothing removed */
+	assert_int_equal(run_cli("ns add " DISK1 " 9 path /dev/nullb7"), 0);
+	free(before);
+	before = tree_snapshot();
+	assert_int_equal(run_cli("remove %s", path), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "namespace 9");
+	free(after);
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	assert_int_equal(run_cli("ns del " DISK1 " 9"), 0);
+
+	/* a file that is not valid changes nothing */
+	free(before);
+	before = tree_snapshot();
+	assert_int_equal(run_cli("remove %s", "/nonexistent/purlin.json"), PL_EXIT_FILE);
+	free(after);
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+
 	assert_int_equal(run_cli("remove"), PL_EXIT_USAGE);
 	free(before);
 	free(after);

@@ -240,6 +240,30 @@ out:
 
 /* ---- remove: undo what restoring a file made ---- */
 
+/*
+ * A subsystem of the file that carries a namespace the file does not name
+ * holds something the file did not make (another file's, or an admin's):
+ * removing the subsystem would take it too, so remove refuses.
+ */
+static int foreign_namespaces(const struct pl_node *want, struct pl_node *live)
+{
+	const struct pl_nodes *subs = pl_kids((struct pl_node *)want, PL_SUBSYS);
+
+	for (size_t i = 0; i < subs->n; i++) {
+		struct pl_node *h = pl_find(live, PL_SUBSYS, subs->v[i]->id);
+		const struct pl_nodes *ns = h ? pl_kids(h, PL_NS) : NULL;
+
+		for (size_t j = 0; ns && j < ns->n; j++) {
+			if (pl_find(subs->v[i], PL_NS, ns->v[j]->id))
+				continue;
+			pl_err("remove: subsys %s has namespace %s, which the file does not name: nothing removed (remove that namespace first, or add it to the file)",
+			       h->id, ns->v[j]->id);
+			return PL_EXIT_CONFLICT;
+		}
+	}
+	return 0;
+}
+
 static int remove_run(struct pl_ctx *ctx, int argc, char **argv)
 {
 	struct pl_plan plan = { 0 };
@@ -254,7 +278,7 @@ static int remove_run(struct pl_ctx *ctx, int argc, char **argv)
 		return pl_usage_error("remove", "name the file whose objects to remove");
 	source = strcmp(file, "-") ? file : "<stdin>";
 	ret = load_against_target(ctx, file, source, &want, &live);
-	if (ret)
+	if (ret || (ret = foreign_namespaces(want, live)))
 		goto out;
 	pl_plan_unload(&plan, want, live, &kept);
 	for (size_t i = 0; i < kept.n; i++)

@@ -337,13 +337,26 @@ static void test_restore_merges(void **state)
 		assert_true(tree_exists("subsystems/nqn.2024-01.io.example:keep"));
 }
 
+/* remove FILE exits rc, says msg, and leaves the tree as it was */
+static void remove_changes_nothing(const char *file, int rc, const char *msg)
+{
+	char *before = tree_snapshot(), *after;
+
+	assert_int_equal(run_cli("remove %s", file), rc);
+	assert_has(cli_err, msg);
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
 /*
  * remove FILE takes away what restoring FILE made, links first; a port or
  * host another subsystem still uses stays, and so does everything else.
  */
 static void test_remove_undoes_restore(void **state)
 {
-	char *path = sample_path(), *before, *after;
+	char *path = sample_path(), *before, *after, *bad = NULL;
 	struct pl_plan plan = { 0 };
 	struct pl_node *want, *live;
 
@@ -394,37 +407,23 @@ static void test_remove_undoes_restore(void **state)
 
 	/* a refused step fails the command and puts everything back */
 	assert_int_equal(restore_sample(""), 0);
-	free(before);
-	before = tree_snapshot();
 	cfs_fail_nth(3, EBUSY);
-	assert_int_equal(run_cli("remove %s", path), PL_EXIT_FAIL);
-	assert_has(cli_err, "Device or resource busy");
-	free(after);
-	after = tree_snapshot();
-	assert_string_equal(before, after);
+	remove_changes_nothing(path, PL_EXIT_FAIL, "Device or resource busy");
 
 	/* a namespace the file does not name: refused, nothing removed */
 	assert_int_equal(run_cli("ns add " DISK1 " 9 path /dev/nullb7"), 0);
-	free(before);
-	before = tree_snapshot();
-	assert_int_equal(run_cli("remove %s", path), PL_EXIT_CONFLICT);
-	assert_has(cli_err, "namespace 9");
-	free(after);
-	after = tree_snapshot();
-	assert_string_equal(before, after);
+	remove_changes_nothing(path, PL_EXIT_CONFLICT, "namespace 9");
 	assert_int_equal(run_cli("ns del " DISK1 " 9"), 0);
 
 	/* a file that is not valid changes nothing */
-	free(before);
-	before = tree_snapshot();
-	assert_int_equal(run_cli("remove %s", "/nonexistent/purlin.json"), PL_EXIT_FILE);
-	free(after);
-	after = tree_snapshot();
-	assert_string_equal(before, after);
+	free(bad);
+	bad = scratch_file("bad.json", "{ \"subsystems\": [ { \"nqn\": ");
+	remove_changes_nothing(bad, PL_EXIT_FILE, "bad.json");
 
 	assert_int_equal(run_cli("remove"), PL_EXIT_USAGE);
 	free(before);
 	free(after);
+	free(bad);
 	free(path);
 }
 

@@ -32,7 +32,7 @@ rc_is() {
 	if [ "$got" = "$want" ]; then ok "$name"; else notok "$name (exit $got, expected $want)"; sed 's/^/# /' "$work/out"; fi
 }
 
-echo "1..21"
+echo "1..28"
 if [ -f /usr/lib/ocf/lib/heartbeat/ocf-shellfuncs ] && [ -f /usr/share/resource-agents/ra-api-1.dtd ]; then
 	ra=""
 else
@@ -101,5 +101,36 @@ rc_is 6 "purlin-ana validate-all: group 129" ana 1 129 inaccessible
 rc_is 6 "purlin-ana validate-all: unpromoted_state optimized" ana 1 1 optimized
 rc_is 5 "purlin-ana validate-all: no purlinctl" env OCF_RESKEY_purlinctl=/nonexistent/purlinctl \
 	OCF_RESKEY_ports=1 "$top/ha/ocf/purlin-ana" validate-all
-[ "$n" = 21 ] || echo "# planned 21, ran $n"
+
+# purlin-ana's probe, demote and stop against a stub purlinctl: ana-group show
+# answers state $STUB_STATE with exit $STUB_RC; set records its arguments.
+cat > "$work/stub" <<'EOF2'
+#!/bin/sh
+case "$1 $2" in
+"ana-group show")
+	[ "$STUB_RC" = 0 ] || { echo "purlinctl: stub failure $STUB_RC" >&2; exit "$STUB_RC"; }
+	printf 'port %s\ngroup %s\nstate %s\n' "$3" "$4" "$STUB_STATE" ;;
+"ana-group set") echo "$*" >> "$STUB_LOG" ;;
+*) exit 2 ;;
+esac
+EOF2
+chmod +x "$work/stub"
+mkdir "$work/rsc"
+stub() {	# stub STATE RC ACTION
+	STUB_STATE=$1 STUB_RC=$2 STUB_LOG=$work/set.log HA_RSCTMP=$work/rsc OCF_RESOURCE_INSTANCE=t \
+		OCF_RESKEY_purlinctl=$work/stub OCF_RESKEY_ports=1 OCF_RESKEY_CRM_meta_interval=0 \
+		"$top/ha/ocf/purlin-ana" "$3"
+}
+rc_is 8 "purlin-ana probe: not started, but the group is optimized (a new port's default)" stub optimized 0 monitor
+rc_is 7 "purlin-ana probe: not started, inaccessible" stub inaccessible 0 monitor
+rc_is 0 "purlin-ana demote after such a probe" stub optimized 0 demote
+check "purlin-ana demote set the group inaccessible" grep -qx "ana-group set 1 1 state inaccessible" "$work/set.log"
+rc_is 1 "purlin-ana stop: the state cannot be read (not claimed stopped)" stub optimized 1 stop
+rc_is 0 "purlin-ana stop: the port is gone" stub optimized 3 stop
+# purlin-config stop without its file where no target exists: nothing runs
+want=0
+[ -d /sys/kernel/config/purlin ] && want=5
+rc_is $want "purlin-config stop: no file, no target" env OCF_RESKEY_purlinctl=$tool \
+	OCF_RESKEY_config=$work/missing.json "$top/ha/ocf/purlin-config" stop
+[ "$n" = 28 ] || echo "# planned 28, ran $n"
 exit $bad

@@ -146,9 +146,6 @@ nullblk_create ocfnb 64 > /dev/null
 
 # --- ANA -------------------------------------------------------------------
 expect_rc 0 "start" cfg start
-tester purlin-ana -o ports=1
-ANA=$PURLIN_CFS/ports/1/ana_groups/1/ana_state
-[ "$(cat $ANA)" = inaccessible ] || fail "ana stopped: $(cat $ANA)"
 ana() {
 	local a=$1 rc=0
 	shift
@@ -156,6 +153,14 @@ ana() {
 		"$@" $RA/purlin-ana "$a" > /tmp/ocf.out 2>&1 || rc=$?
 	echo $rc
 }
+# a new port's group 1 is optimized: a probe of the unstarted clone says so
+ANA=$PURLIN_CFS/ports/1/ana_groups/1/ana_state
+[ "$(cat $ANA)" = optimized ] || fail "new port's group 1: $(cat $ANA)"
+expect_rc 8 "ana probe, not started but optimized" ana monitor OCF_RESKEY_CRM_meta_interval=0
+grep -q "optimized here" /tmp/ocf.out || { cat /tmp/ocf.out; fail "reason"; }
+# ocf-tester demotes and stops it first, then runs its sequence
+tester purlin-ana -o ports=1
+[ "$(cat $ANA)" = inaccessible ] || fail "ana stopped: $(cat $ANA)"
 # the group is inaccessible: the host adds the path, but no live head yet
 nvme connect -t rdma -a $TRADDR -s 4420 -n $NQN > /dev/null
 wait_for "ls /sys/block/nvme*c*n1/ana_state" 100

@@ -20,7 +20,7 @@ MODDIR := $(DESTDIR)/lib/modules/$(KVER)/updates
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) W=1 PURLIN_VERSION=$(VERSION)
 
 .PHONY: all module tools install uninstall clean deps check unit vm-check \
-	demo help dkms-install dkms-uninstall deb module-clean
+	demo help dkms-install dkms-uninstall deb module-clean install-ocf uninstall-ocf
 
 DKMS_SRC := $(DESTDIR)/usr/src/purlin-$(VERSION)
 # What DKMS needs to build the module: Kbuild, the sources, the version.
@@ -47,11 +47,26 @@ install: all
 	@# Staged installs (DESTDIR) leave depmod to the package's scripts.
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 	$(MAKE) -C tools/purlinctl install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) install-ocf DESTDIR=$(DESTDIR)
 
 uninstall:
 	rm -f $(MODDIR)/purlin.ko
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 	$(MAKE) -C tools/purlinctl uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	$(MAKE) uninstall-ocf DESTDIR=$(DESTDIR)
+
+# Pacemaker's OCF resource agents (Documentation/ha.md): always under
+# /usr/lib/ocf, where Pacemaker looks for them, whatever PREFIX is.
+OCF_AGENTS := purlin-config purlin-ana
+OCF_DIR := $(DESTDIR)/usr/lib/ocf/resource.d/purlin
+
+install-ocf:
+	install -d $(OCF_DIR)
+	install -m 0755 $(addprefix ha/ocf/,$(OCF_AGENTS)) $(OCF_DIR)/
+
+uninstall-ocf:
+	rm -f $(addprefix $(OCF_DIR)/,$(OCF_AGENTS))
+	-rmdir $(OCF_DIR) 2>/dev/null
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
@@ -141,7 +156,7 @@ fuzz:
 
 help:
 	@echo "make            build purlin.ko (KVER=$(KVER)) and purlinctl"
-	@echo "make install    install module (updates/) and purlinctl (PREFIX, DESTDIR)"
+	@echo "make install    install module (updates/), purlinctl (PREFIX, DESTDIR), OCF agents (/usr/lib/ocf)"
 	@echo "make dkms-install / dkms-uninstall   module source under DKMS"
 	@echo "make deb        Debian packages purlin-dkms and purlinctl (build/deb/)"
 	@echo "make deps       install build/test dependencies (Debian packages)"

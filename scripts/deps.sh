@@ -15,7 +15,7 @@ qemu-system-x86 busybox-static rdma-core ibverbs-providers ibverbs-utils
 rdmacm-utils libibverbs-dev librdmacm-dev nvme-cli fio iproute2 kmod cpio
 libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libjson-c-dev libcmocka-dev bash-completion python3
 perftest tcpdump dwarves dkms ethtool debhelper dh-dkms gnuplot-nox
-debootstrap openssl"
+debootstrap openssl resource-agents libxml2-utils"
 
 # Building a kernel (scripts/debug-kernel.sh): kconfig, objtool, the
 # module signing and certificate tools, the source package's tarball.

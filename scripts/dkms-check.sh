@@ -171,6 +171,13 @@ else
 			res FAIL deb-install "apt-get install failed: $(grep -m1 -E '^E: ' $L/apt.log)"
 		elif [ "$ver" != "purlinctl $PURLIN_VERSION" ]; then
 			res FAIL deb-install "purlinctl --version printed '$ver'"
+		elif ocf=$(for a in purlin-config purlin-ana; do
+				f=/usr/lib/ocf/resource.d/purlin/$a
+				[ "$(stat -c %a "$f" 2>/dev/null)" = 755 ] || echo "$f"
+			done) && [ -n "$ocf" ]; then
+			res FAIL deb-install "purlinctl's package lacks the OCF agent(s) (mode 0755): $(echo $ocf)"
+		elif [ "$(dpkg -S /usr/lib/ocf/resource.d/purlin/purlin-config 2>/dev/null | cut -d: -f1)" != purlinctl ]; then
+			res FAIL deb-install "/usr/lib/ocf/resource.d/purlin/purlin-config does not belong to purlinctl"
 		else
 			res PASS deb-install
 		fi

@@ -13,6 +13,7 @@
 #include "conf.h"
 #include "harness.h"
 #include "planner.h"
+#include "scan.h"
 
 #define DISK1 "nqn.2024-01.io.example:disk1"
 #define DISK2 "nqn.2024-01.io.example:disk2"
@@ -334,6 +335,96 @@ static void test_restore_merges(void **state)
 	assert_file("subsystems/" DISK1 "/namespaces/1/device_path", "/dev/nullb0");
 	assert_file("subsystems/" DISK1 "/namespaces/1/enable", "1");
 		assert_true(tree_exists("subsystems/nqn.2024-01.io.example:keep"));
+}
+
+/* remove FILE exits rc, says msg, and leaves the tree as it was */
+static void remove_changes_nothing(const char *file, int rc, const char *msg)
+{
+	char *before = tree_snapshot(), *after;
+
+	assert_int_equal(run_cli("remove %s", file), rc);
+	assert_has(cli_err, msg);
+	after = tree_snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+/*
+ * remove FILE takes away what restoring FILE made, links first; a port or
+ * host another subsystem still uses stays, and so does everything else.
+ */
+static void test_remove_undoes_restore(void **state)
+{
+	char *path = sample_path(), *before, *after, *bad = NULL;
+	struct pl_plan plan = { 0 };
+	struct pl_node *want, *live;
+
+	(void)state;
+	assert_int_equal(run_cli("subsys add nqn.2024-01.io.example:other"), 0);
+	assert_int_equal(run_cli("host add nqn.2024-01.io.example.host:other"), 0);
+	before = tree_snapshot();
+	assert_int_equal(restore_sample(""), 0);
+	assert_int_equal(run_cli("subsys allow nqn.2024-01.io.example:other " HOSTA), 0);
+	assert_int_equal(run_cli("port link 2 nqn.2024-01.io.example:other"), 0);
+
+	/* the plan: every unlink before the first rmdir */
+	pl_errs = stderr;
+	assert_int_equal(pl_conf_load(path, &want), 0);
+	pl_errs = NULL;
+	assert_int_equal(pl_scan(&live), 0);
+	pl_plan_unload(&plan, want, live, NULL);
+	assert_true(last_op(&plan, PL_OP_UNLINK, "ports/") < first_op(&plan, PL_OP_RMDIR, ""));
+	assert_true(last_op(&plan, PL_OP_UNLINK, "subsystems/") < first_op(&plan, PL_OP_RMDIR, ""));
+	pl_plan_free(&plan);
+	pl_node_free(want);
+	pl_node_free(live);
+
+	assert_int_equal(run_cli("-v remove %s", path), 0);
+	assert_has(cli_err, "port 2 kept");
+	assert_has(cli_err, "host " HOSTA " kept");
+	assert_false(tree_exists("subsystems/" DISK1));
+	assert_false(tree_exists("subsystems/" DISK2));
+	assert_false(tree_exists("ports/1"));
+	assert_true(tree_exists("ports/2/subsystems/nqn.2024-01.io.example:other"));
+	assert_true(tree_exists("hosts/" HOSTA));
+	assert_true(tree_exists("subsystems/nqn.2024-01.io.example:other/allowed_hosts/" HOSTA));
+	assert_true(tree_exists("hosts/nqn.2024-01.io.example.host:other"));
+
+	/* nothing left of it: a second remove plans nothing */
+	assert_int_equal(run_cli("-n -j remove %s", path), 0);
+	assert_has(cli_out, "[]");
+	assert_int_equal(run_cli("port unlink 2 nqn.2024-01.io.example:other"), 0);
+	assert_int_equal(run_cli("subsys disallow nqn.2024-01.io.example:other " HOSTA), 0);
+	assert_int_equal(run_cli("remove %s", path), 0);
+	after = tree_snapshot();
+	/* the discovery NQN the file set stays; everything else is as before */
+	assert_false(tree_exists("hosts/" HOSTA));
+	assert_false(tree_exists("ports/2"));
+	assert_true(strstr(after, "subsystems/nqn.2024-01.io.example:other") != NULL);
+	assert_true(strstr(before, "hosts/nqn.2024-01.io.example.host:other") != NULL);
+	assert_true(strstr(after, "hosts/nqn.2024-01.io.example.host:other") != NULL);
+
+	/* a refused step fails the command and puts everything back */
+	assert_int_equal(restore_sample(""), 0);
+	cfs_fail_nth(3, EBUSY);
+	remove_changes_nothing(path, PL_EXIT_FAIL, "Device or resource busy");
+
+	/* a namespace the file does not name: refused, nothing removed */
+	assert_int_equal(run_cli("ns add " DISK1 " 9 path /dev/nullb7"), 0);
+	remove_changes_nothing(path, PL_EXIT_CONFLICT, "namespace 9");
+	assert_int_equal(run_cli("ns del " DISK1 " 9"), 0);
+
+	/* a file that is not valid changes nothing */
+	free(bad);
+	bad = scratch_file("bad.json", "{ \"subsystems\": [ { \"nqn\": ");
+	remove_changes_nothing(bad, PL_EXIT_FILE, "bad.json");
+
+	assert_int_equal(run_cli("remove"), PL_EXIT_USAGE);
+	free(before);
+	free(after);
+	free(bad);
+	free(path);
 }
 
 static void apply_setup(const char *cmds[], size_t n)
@@ -980,6 +1071,7 @@ int main(void)
 		T(test_restore_force_unknown),
 		T(test_restore_passthru),
 		T(test_restore_qos),
+		T(test_remove_undoes_restore),
 	};
 
 	return cmocka_run_group_tests_name("restore", tests, NULL, NULL);

@@ -26,6 +26,7 @@ static const struct pl_object *const objects[] = {
 	&pl_obj_restore,
 	&pl_obj_diff,
 	&pl_obj_clear,
+	&pl_obj_remove,
 	&pl_obj_status,
 	&pl_obj_stats,
 	&pl_obj_top,
@@ -37,6 +38,7 @@ static void print_usage(FILE *f)
 	fputs("Usage: purlinctl [OPTIONS] OBJECT COMMAND [ARGUMENTS]\n"
 	      "       purlinctl [OPTIONS] save|restore|diff [FILE|-]\n"
 	      "       purlinctl [OPTIONS] clear\n"
+	      "       purlinctl [OPTIONS] remove FILE|-\n"
 	      "       purlinctl [OPTIONS] status\n"
 	      "       purlinctl [OPTIONS] stats [-o text|json|prometheus]\n"
 	      "       purlinctl [OPTIONS] top [-d SECONDS] [-c COUNT] [-r ROWS] [-s SORT]\n"

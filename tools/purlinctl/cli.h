@@ -145,6 +145,7 @@ extern const struct pl_object pl_obj_save;
 extern const struct pl_object pl_obj_restore;
 extern const struct pl_object pl_obj_diff;
 extern const struct pl_object pl_obj_clear;
+extern const struct pl_object pl_obj_remove;
 extern const struct pl_object pl_obj_status;
 extern const struct pl_object pl_obj_stats;
 extern const struct pl_object pl_obj_top;

@@ -238,6 +238,63 @@ out:
 	return ret;
 }
 
+/* ---- remove: undo what restoring a file made ---- */
+
+/*
+ * A subsystem of the file that carries a namespace the file does not name
+ * holds something the file did not make (another file's, or an admin's):
+ * removing the subsystem would take it too, so remove refuses.
+ */
+static int foreign_namespaces(const struct pl_node *want, struct pl_node *live)
+{
+	const struct pl_nodes *subs = pl_kids((struct pl_node *)want, PL_SUBSYS);
+
+	for (size_t i = 0; i < subs->n; i++) {
+		struct pl_node *h = pl_find(live, PL_SUBSYS, subs->v[i]->id);
+		const struct pl_nodes *ns = h ? pl_kids(h, PL_NS) : NULL;
+
+		for (size_t j = 0; ns && j < ns->n; j++) {
+			if (pl_find(subs->v[i], PL_NS, ns->v[j]->id))
+				continue;
+			pl_err("remove: subsys %s has namespace %s, which the file does not name: nothing removed (remove that namespace first, or add it to the file)",
+			       h->id, ns->v[j]->id);
+			return PL_EXIT_CONFLICT;
+		}
+	}
+	return 0;
+}
+
+static int remove_run(struct pl_ctx *ctx, int argc, char **argv)
+{
+	struct pl_plan plan = { 0 };
+	struct pl_node *want = NULL, *live = NULL;
+	struct strv kept = { 0 };
+	const char *file = argc ? argv[0] : NULL, *source;
+	int ret;
+
+	if (argc > 1)
+		return pl_usage_error("remove", "unexpected argument '%s'", argv[1]);
+	if (!file)
+		return pl_usage_error("remove", "name the file whose objects to remove");
+	source = strcmp(file, "-") ? file : "<stdin>";
+	ret = load_against_target(ctx, file, source, &want, &live);
+	if (ret || (ret = foreign_namespaces(want, live)))
+		goto out;
+	pl_plan_unload(&plan, want, live, &kept);
+	for (size_t i = 0; i < kept.n; i++)
+		pl_note("%s kept: another subsystem still uses it", kept.v[i]);
+	if (plan.n || (ctx->dry_run && ctx->json))
+		ret = run_whole(ctx, &plan, "remove");
+	else
+		pl_note("%s: nothing of it is on the target", source);
+out:
+	strv_free(&kept);
+	pl_plan_free(&plan);
+	pl_node_free(want);
+	pl_node_free(live);
+	return ret;
+}
+
 static int clear_run(struct pl_ctx *ctx, int argc, char **argv)
 {
 	struct pl_plan plan = { 0 };
@@ -289,4 +346,13 @@ const struct pl_object pl_obj_clear = {
 	.usage = "",
 	.summary = "remove the whole configuration",
 	.examples = "  purlinctl -n clear\n  purlinctl clear\n",
+};
+
+const struct pl_object pl_obj_remove = {
+	.name = "remove",
+	.run = remove_run,
+	.usage = "FILE|-",
+	.summary = "remove what restoring FILE made (ports and hosts still in use stay)",
+	.examples = "  purlinctl -n remove disk1.json   # the operations, nothing done\n"
+		    "  purlinctl remove disk1.json\n",
 };

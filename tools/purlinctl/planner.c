@@ -323,6 +323,7 @@ void pl_plan_replace(struct pl_plan *plan, const struct pl_node *want, struct pl
 
 /* ---- removal ---- */
 
+
 static void unlink_all(struct pl_plan *plan, struct pl_node *node)
 {
 	while (node->links.n) {
@@ -414,4 +415,62 @@ void pl_plan_clear(struct pl_plan *plan, struct pl_node *live)
 	/* The well-known discovery NQN again, as after the module's load. */
 	if (disc && strcmp(disc, PL_DISCOVERY_NQN))
 		pl_plan_write(plan, live, "discovery_nqn", PL_DISCOVERY_NQN, false);
+}
+
+/* ---- removing what a file made ---- */
+
+static bool still_used(const struct pl_node *live, const struct pl_node *node)
+{
+	enum pl_type from = node->type == PL_HOST ? PL_SUBSYS : PL_PORT;
+	const struct pl_nodes *list = pl_kids((struct pl_node *)live, from);
+
+	if (node->type == PL_PORT)
+		return node->links.n > 0;
+	for (size_t i = 0; i < list->n; i++)
+		if (strv_has(&list->v[i]->links, node->id))
+			return true;
+	return false;
+}
+
+void pl_plan_unload(struct pl_plan *plan, const struct pl_node *want, struct pl_node *live,
+		    struct strv *kept)
+{
+	static const enum pl_type shared[] = { PL_PORT, PL_HOST };
+	const struct pl_nodes *subs = pl_kids((struct pl_node *)want, PL_SUBSYS);
+	const struct pl_nodes *ports = pl_kids((struct pl_node *)want, PL_PORT);
+	struct pl_node *h;
+
+	/* Stop exporting first: the file's links, then every link to its subsystems. */
+	for (size_t i = 0; i < ports->n; i++) {
+		h = pl_find(live, PL_PORT, ports->v[i]->id);
+		for (size_t j = 0; h && j < ports->v[i]->links.n; j++) {
+			if (!strv_has(&h->links, ports->v[i]->links.v[j]))
+				continue;
+			pl_plan_link(plan, h, ports->v[i]->links.v[j], false);
+			strv_del(&h->links, ports->v[i]->links.v[j]);
+		}
+	}
+	for (size_t i = 0; i < subs->n; i++)
+		if ((h = pl_find(live, PL_SUBSYS, subs->v[i]->id)))
+			unlink_inbound(plan, h);
+	for (size_t i = subs->n; i-- > 0;)
+		if ((h = pl_find(live, PL_SUBSYS, subs->v[i]->id)))
+			pl_plan_remove(plan, h);
+	/* Ports and hosts another configuration still uses stay. */
+	for (size_t t = 0; t < ARRAY_SIZE(shared); t++) {
+		const struct pl_nodes *list = pl_kids((struct pl_node *)want, shared[t]);
+
+		for (size_t i = list->n; i-- > 0;) {
+			if (!(h = pl_find(live, shared[t], list->v[i]->id)))
+				continue;
+			if (!still_used(live, h)) {
+				pl_plan_remove(plan, h);
+			} else if (kept) {
+				char *label = pl_node_label(h);
+
+				strv_add(kept, label);
+				free(label);
+			}
+		}
+	}
 }

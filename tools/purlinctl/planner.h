@@ -39,6 +39,15 @@ void pl_plan_update(struct pl_plan *plan, const struct pl_node *want, const stru
 		    bool optional);
 /* Remove a live object with its children and every link to or from it; updates the tree. */
 void pl_plan_remove(struct pl_plan *plan, struct pl_node *node);
+/*
+ * Remove what restoring want made (purlinctl remove): the file's port links
+ * and every link to its subsystems first, then its subsystems with their
+ * namespaces and allowed hosts, then its ports and hosts unless another
+ * subsystem still uses them (their labels go to kept, if given).
+ * Updates the live tree.
+ */
+void pl_plan_unload(struct pl_plan *plan, const struct pl_node *want, struct pl_node *live,
+		    struct strv *kept);
 /* Remove everything in the live tree; updates the tree. */
 void pl_plan_clear(struct pl_plan *plan, struct pl_node *live);
 

@@ -6,7 +6,8 @@
 # histograms (total and device), a Flush as one other command;
 # every histogram's buckets add up to its count; nothing is in flight
 # once fio is done; the target's mean time per read is above 0 and below
-# the mean latency fio measured for it (the host's includes the network);
+# the mean latency fio measured for it (the host's includes the network),
+# and the buckets of its p50 and p99 start at or below fio's p50 and p99;
 # purlinctl stats shows the same figures as a table and for Prometheus.
 # timeout: 200
 
@@ -39,6 +40,7 @@ until [ "$(st read_cmds)" = "$(sleep 1; st read_cmds)" ]; do
 done
 r0=$(st read_cmds); w0=$(st write_cmds); o0=$(st other_cmds)
 rc0=$(lat read_total count); rd0=$(lat read_device count); rs0=$(lat read_total sum_us)
+rb0=$(lat read_total buckets)
 wc0=$(lat write_total count); wd0=$(lat write_device count)
 oc0=$(lat other_total count)
 
@@ -76,6 +78,31 @@ log "reads: $mean us in the target on average, $fio_mean us seen by fio"
 [ "$mean" -gt 0 ] || fail "the target's mean read is 0 us"
 [ "$mean" -le "$fio_mean" ] || fail "the target's mean read ($mean us) is above fio's ($fio_mean us)"
 report "purlin-stats: mean read $mean us in the target, $fio_mean us at the host"
+
+# Percentiles, within the histogram's resolution: every read's time in the
+# target is part of its time at the host, so the target's p50 and p99 are
+# at most fio's; the bucket holding the target's percentile (bucket b holds
+# [2^(b-1), 2^b) us, bucket 0 under 1 us) must start at or below fio's.
+# lowq Q: the lower bound in us of the bucket holding the reads' quantile Q
+# (percent), from the histogram's growth over the fio run.
+lowq() {
+	echo "$rb0 $(lat read_total buckets)" | tr ' ' '\n' | tr ',' ' ' | awk -v q=$1 -v n=$hr '
+		NR == 1 { for (i = 1; i <= NF; i++) b0[i] = $i; next }
+		{ need = int((q * n + 99) / 100); c = 0
+		  for (i = 1; i <= NF; i++) {
+			c += $i - b0[i]
+			if (c >= need) { print (i == 1 ? 0 : 2 ^ (i - 2)); exit }
+		  } }'
+}
+# fioq Q: fio's completion-latency percentile Q of the reads, in us (terse
+# version 3: fields 18 to 37 are "Q%=us").
+fioq() { tr ';' '\n' < fio-r.txt | sed -n "18,37s/^$1\.000000%=//p"; }
+for q in 50 99; do
+	t=$(lowq $q); f=$(fioq $q)
+	log "p$q: the target's bucket starts at $t us, fio's p$q is $f us"
+	[ -n "$t" ] && [ -n "$f" ] || fail "no p$q (target '$t', fio '$f')"
+	[ "$t" -le "$f" ] || fail "the target's p$q bucket starts at $t us, above fio's p$q ($f us)"
+done
 
 log "purlinctl stats: the same figures, as a table and for Prometheus"
 row="^$NQN  *1  *$(st read_cmds)  *$(st write_cmds)  *$(st other_cmds)  *$(st errors)  *0  *$(( $(lat read_total sum_us) / $(lat read_total count) )) "

@@ -91,7 +91,12 @@ lowq() {
 		{ need = int((q * n + 99) / 100); c = 0
 		  for (i = 1; i <= NF; i++) {
 			c += $i - b0[i]
-			if (c >= need) { print (i == 1 ? 0 : 2 ^ (i - 2)); exit }
+			if (c >= need) {
+				# 2^(i-2) without ^ (busybox awk has no math)
+				l = i == 1 ? 0 : 1
+				for (k = 2; k < i; k++) l *= 2
+				print l; exit
+			}
 		  } }'
 }
 # fioq Q: fio's completion-latency percentile Q of the reads, in us (terse

@@ -100,22 +100,55 @@ nullblk_destroy() {
 }
 
 # nvme_dev_for NQN [NSID]: the block device of namespace NSID (default: the
-# first one) of the subsystem NQN the host is connected to.  Works with and
-# without native multipath (nvmeXnY heads vs per-controller nodes).
+# one with the lowest NSID the host shows) of the subsystem NQN the host is
+# connected to.  Works with and without native multipath (nvmeXnY heads vs
+# per-controller nodes).  Device names say nothing about NSIDs: newer hosts
+# (7.x) scan namespaces in parallel, so nvme0n1 may be NSID 2.
 nvme_dev_for() {
-	local s e n
+	local s line
 	for s in /sys/class/nvme-subsystem/nvme-subsys*; do
 		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$1" ] || continue
-		for e in "$s"/nvme*n* "$s"/nvme*/nvme*n*; do
-			[ -e "$e/nsid" ] || continue
-			n=$(basename "$e")
-			case "$n" in nvme*c*n*) continue ;; esac
-			[ -z "${2:-}" ] || [ "$(cat "$e/nsid")" = "$2" ] || continue
-			echo "/dev/$n"
+		# "PATH/nvmeXnY/nsid:NSID" for every namespace node (one grep:
+		# a subsystem may have a thousand), per-path nvmeXcYnZ left out
+		line=$(grep -H . "$s"/nvme*n*/nsid "$s"/nvme*/nvme*n*/nsid 2>/dev/null |
+			grep -v '/nvme[0-9]*c[0-9]*n[0-9]*/nsid:' |
+			sed 's|.*/\(nvme[0-9n]*\)/nsid:\([0-9]*\)$|\2 \1|' |
+			awk -v want="${2:-}" 'want == "" || $1 == want' |
+			sort -n | head -n1)
+		[ -n "$line" ] || continue
+		echo "/dev/${line#* }"
+		return 0
+	done
+	return 1
+}
+
+# nvme_first_nsid NQN: the lowest active NSID a controller of the subsystem
+# NQN reports (Identify active namespace list), nothing if none.
+nvme_first_nsid() {
+	local s c
+	for s in /sys/class/nvme-subsystem/nvme-subsys*; do
+		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+		for c in "$s"/nvme*; do
+			case "$(basename "$c")" in nvme*n*) continue ;; esac
+			[ "$(cat "$c/state" 2>/dev/null)" = live ] || continue
+			nvme list-ns "/dev/$(basename "$c")" 2>/dev/null |
+				sed -n 's/^\[ *[0-9]*\]:0x\([0-9a-f]*\)$/\1/p' | head -n1 |
+				while read -r h; do echo $((0x$h)); done
 			return 0
 		done
 	done
-	return 1
+}
+
+# nvme_connect NQN [TRSVCID] [nvme-cli options...]: connect and wait for
+# the namespace with the lowest NSID; prints its device.
+nvme_connect() {
+	local nqn=$1 svc=${2:-4420} first
+	shift 2 2>/dev/null || shift $#
+	nvme connect -t rdma -a $TRADDR -s "$svc" -n "$nqn" "$@" > /dev/null
+	wait_for "nvme_dev_for $nqn"
+	first=$(nvme_first_nsid "$nqn")
+	[ -z "$first" ] || wait_for "nvme_dev_for $nqn $first"
+	nvme_dev_for "$nqn" ${first:+"$first"}
 }
 
 # fio_verify DEV BS IODEPTH [SIZE]: random write then read back with crc32c.
@@ -285,16 +318,6 @@ ctrl_of_host() {
 		return 0
 	done
 	return 1
-}
-
-# nvme_connect NQN [TRSVCID] [nvme-cli options...]: connect and wait for
-# the first namespace; prints its device.
-nvme_connect() {
-	local nqn=$1 svc=${2:-4420}
-	shift 2 2>/dev/null || shift $#
-	nvme connect -t rdma -a $TRADDR -s "$svc" -n "$nqn" "$@" > /dev/null
-	wait_for "nvme_dev_for $nqn"
-	nvme_dev_for "$nqn"
 }
 
 # nvme_disconnect NQN: disconnect and wait until the devices are gone.

@@ -26,6 +26,33 @@ recoveries() {
 		$(cat $c/rcvd_seq_err)))
 }
 
+# rxe_state: this guest's soft-RoCE as it stands (QPs, CM ids, counters).
+rxe_state() {
+	local c
+	rdma resource show qp 2>/dev/null | head -n 20
+	rdma resource show cm_id 2>/dev/null | head -n 20
+	for c in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
+		printf '%s=%s ' "$(basename $c)" "$(cat $c)"
+	done
+	echo
+}
+
+# target_state: what the target holds when the host is stuck.
+target_state() {
+	local c
+	if [ $use_nvmet = 1 ]; then
+		ls $NVMET_CFS/subsystems/$NQN 2>/dev/null
+	else
+		echo "live: $(purlin_live)"
+		for c in $PURLIN_CFS/controllers/*; do
+			[ -d "$c" ] || continue
+			echo "$(basename $c): state=$(cat $c/state) queues=$(cat $c/queues) kato_ms=$(cat $c/kato_ms)"
+		done
+	fi
+	rxe_state
+	dmesg | tail -n 40
+}
+
 # VM_APPEND=purlin_pair_target=nvmet runs the same against Linux's nvmet,
 # to tell the transport's limits from the target's.
 use_nvmet=0
@@ -61,7 +88,19 @@ target)
 	pair_mark flapped
 	# The target notices on its own: its queues' sends fail, it tears the
 	# old controller down; the host then connects a new one.
-	pair_wait host-done 300
+	# The host finishes, fails (its mark), or the target says where it
+	# stands after 300 s.
+	n=0
+	while [ ! -e /share/host-done ] && [ ! -e /share/"$TEST".failed.host ] &&
+	      [ $n -lt 3000 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	if [ ! -e /share/host-done ]; then
+		log "the host is not done: the target's state"
+		target_state
+		fail "the host did not finish (see its result)"
+	fi
 	if [ $use_nvmet = 1 ]; then
 		nvmet_unexport $NQN 1
 	else
@@ -116,7 +155,7 @@ host)
 		for t in /proc/$fio_pid/task/*; do
 			echo "fio task $(basename $t):"; cat $t/stack 2>/dev/null
 		done
-		rdma resource show qp 2>/dev/null | head -n 20
+		rxe_state
 		echo w > /proc/sysrq-trigger	# blocked tasks, to the console
 		dmesg | tail -n 60
 		kill -9 $fio_pid 2>/dev/null

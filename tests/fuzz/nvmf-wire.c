@@ -2516,7 +2516,7 @@ out:
  * Autonomous Power State Transition, Host Controlled Thermal Management,
  * Software Progress Marker, a reserved one): Invalid Field.
  * purlin-host-gaps asks the stock host first; a host that keeps some of
- * these from user space (sid's 7.2) leaves them to this.
+ * these from user space (6.12's, 7.2's) leaves them to this.
  */
 static int sc_set_features(struct ctx *c)
 {

@@ -11,7 +11,7 @@
 # - Get/Set Features: Number of Queues, Keep Alive Timer, Async Event
 #   Config, Volatile Write Cache, Host Identifier values and the statuses of
 #   the refused ones, and the effect of the values set (a host that keeps
-#   Set Features Number of Queues from user space, as sid's 7.2 does, is
+#   Set Features from user space, as those of 6.12 and 7.2 do, is
 #   probed: the command must not reach Purlin; Purlin's answers to it are
 #   checked from the wire client, nvmf-wire set-features, on every host);
 # - param_inline_data_size 8192 and 0: IOCCSZ, and writes of that size go
@@ -239,8 +239,8 @@ log "Number of Queues (0x07): 2 granted (0's based 1/1); fixed once I/O queues e
 [ "$(getf 7)" = $((0x00010001)) ] || fail "Number of Queues: $(cat gf.out), want 0x00010001"
 # host_set WANT FID VALUE: Set Features FID through the host's character
 # device must end with NVMe status WANT -- unless this host keeps the
-# command from user space (sid's 7.2 answers the ioctl "Permission denied"
-# for some features): probed, not assumed.  Then Purlin must not have
+# command from user space (6.12's and 7.2's answer the ioctl "Permission
+# denied" for 0x07 and 0x0c): probed, not assumed.  Then Purlin must not have
 # received it (its receive tracepoint is on from here to the end of the
 # refusals; tr_check shows that it records commands), and FID joins
 # HOST_KEPT.  Purlin's own answers to the Sets a host keeps are checked by

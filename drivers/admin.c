@@ -43,6 +43,8 @@ static void purlin_identify_ctrl(struct purlin_req *req)
 	purlin_copy_padded(id->mn, subsys->model, sizeof(id->mn));
 	purlin_copy_padded(id->fr, subsys->firmware, sizeof(id->fr));
 	memcpy(id->ieee, subsys->ieee_oui, sizeof(id->ieee));
+	id->vid = cpu_to_le16(subsys->vendor_id);
+	id->ssvid = cpu_to_le16(subsys->subsys_vendor_id);
 	id->ver = cpu_to_le32(subsys->version);
 	up_read(&purlin_cfg_sem);
 

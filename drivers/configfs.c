@@ -1073,6 +1073,42 @@ static ssize_t purlin_subsys_attr_ieee_oui_store(struct config_item *item,
 CONFIGFS_ATTR(purlin_subsys_, attr_ieee_oui);
 
 /*
+ * PCI Vendor ID and Subsystem Vendor ID for Identify Controller (VID,
+ * SSVID), nvmet's names: u16, base 0, shown as 0x%x.
+ */
+#define PURLIN_SUBSYS_U16_ATTR(_name, _field)					\
+static ssize_t purlin_subsys_attr_##_name##_show(struct config_item *item,	\
+						 char *page)			\
+{										\
+	struct purlin_subsys *subsys = to_subsys(item);				\
+	u16 v;									\
+										\
+	down_read(&purlin_cfg_sem);						\
+	v = subsys->_field;							\
+	up_read(&purlin_cfg_sem);						\
+	return sprintf(page, "0x%x\n", v);					\
+}										\
+										\
+static ssize_t purlin_subsys_attr_##_name##_store(struct config_item *item,	\
+						  const char *page,		\
+						  size_t count)			\
+{										\
+	struct purlin_subsys *subsys = to_subsys(item);				\
+	u16 v;									\
+										\
+	if (kstrtou16(page, 0, &v))						\
+		return -EINVAL;							\
+	down_write(&purlin_cfg_sem);						\
+	subsys->_field = v;							\
+	up_write(&purlin_cfg_sem);						\
+	return count;								\
+}										\
+CONFIGFS_ATTR(purlin_subsys_, attr_##_name)
+
+PURLIN_SUBSYS_U16_ATTR(vendor_id, vendor_id);
+PURLIN_SUBSYS_U16_ATTR(subsys_vendor_id, subsys_vendor_id);
+
+/*
  * The subsystem's controllers, one line each, with their I/O counters
  * (read-only; not a configuration value).
  */
@@ -1122,6 +1158,8 @@ static struct configfs_attribute *purlin_subsys_attrs[] = {
 	&purlin_subsys_attr_attr_cntlid_max,
 	&purlin_subsys_attr_attr_qid_max,
 	&purlin_subsys_attr_attr_ieee_oui,
+	&purlin_subsys_attr_attr_vendor_id,
+	&purlin_subsys_attr_attr_subsys_vendor_id,
 	&purlin_subsys_attr_controllers,
 	NULL,
 };

@@ -270,6 +270,8 @@ struct purlin_subsys {
 	u16 cntlid_max;
 	u16 max_qid;
 	u8 ieee_oui[3];
+	u16 vendor_id;		/* Identify Controller VID */
+	u16 subsys_vendor_id;	/* Identify Controller SSVID */
 };
 
 /* resv.c: persistent reservations (NVMe Base 2.0, 8.19). */

@@ -2507,6 +2507,58 @@ out:
 	return healthy(c, "after the malformed reservation commands");
 }
 
+/* ---- set-features ---------------------------------------------------------------- */
+
+/*
+ * Set Features Number of Queues once an I/O queue exists: Command Sequence
+ * Error and the count stays; 65536 submission queues (0's based FFFFh):
+ * Invalid Field.  Features Purlin does not implement (LBA Range Type,
+ * Autonomous Power State Transition, Host Controlled Thermal Management,
+ * Software Progress Marker, a reserved one): Invalid Field.
+ * purlin-host-gaps asks the stock host first; a host that keeps some of
+ * these from user space (6.12's, 7.2's) leaves them to this.
+ */
+static int sc_set_features(struct ctx *c)
+{
+	static const uint8_t unimpl[] = { 0x03, 0x0c, 0x10, 0x80, 0x7f };
+	struct nw_queue a = { 0 }, io = { 0 };
+	struct nvme_sqe sqe;
+	struct nw_done d;
+	char what[64];
+	uint32_t v;
+	size_t i;
+	int ret = -1;
+
+	TRY(nw_ctrl_open(&c->t, &a, &io, 31, 0), "controller with one I/O queue");
+	nw_sqe_init(&sqe, NVME_ADM_SET_FEATURES);
+	sqe.cdw10 = htole32(0x07);
+	sqe.cdw11 = htole32(0);
+	EXPECT(&a, &sqe, NULL, SC_CMD_SEQ_ERROR | SC_DNR,
+	       "Set Features Number of Queues with an I/O queue");
+	nw_sqe_init(&sqe, NVME_ADM_SET_FEATURES);
+	sqe.cdw10 = htole32(0x07);
+	sqe.cdw11 = htole32(0xffff);
+	EXPECT(&a, &sqe, NULL, SC_INVALID_FIELD | SC_DNR,
+	       "Set Features Number of Queues, NSQR FFFFh");
+	nw_sqe_init(&sqe, NVME_ADM_GET_FEATURES);
+	sqe.cdw10 = htole32(0x07);
+	TRY(nw_exec(&a, &sqe, NULL, &d, 10000), "Get Features Number of Queues");
+	CHECK(!nw_status(&d), "Get Features Number of Queues: status %#x", nw_status(&d));
+	v = (uint32_t)le64toh(d.cqe.result);
+	CHECK(v == 0, "Number of Queues after the refused Sets: %#x, expected 0 (one of each)", v);
+	for (i = 0; i < sizeof(unimpl); i++) {
+		nw_sqe_init(&sqe, NVME_ADM_SET_FEATURES);
+		sqe.cdw10 = htole32(unimpl[i]);
+		snprintf(what, sizeof(what), "Set Features %#x", unimpl[i]);
+		EXPECT(&a, &sqe, NULL, SC_INVALID_FIELD | SC_DNR, what);
+	}
+	ret = c->why[0] ? -1 : 0;
+out:
+	nw_close(&io);
+	nw_close(&a);
+	return ret;
+}
+
 static const struct scenario {
 	const char *name;
 	int (*fn)(struct ctx *c);
@@ -2557,6 +2609,9 @@ static const struct scenario {
 	  true },
 	{ "resv-bad", sc_resv_bad,
 	  "(by name) reservation commands with short or long data, reserved actions and types, Report without EDS or past MDTS (namespace 1 with resv_enable)",
+	  true },
+	{ "set-features", sc_set_features,
+	  "(by name) Set Features Number of Queues with an I/O queue: Command Sequence Error; NSQR FFFFh and unimplemented features: Invalid Field",
 	  true },
 	{ "small-defects", sc_small_defects,
 	  "(by name) Connect retry after a bad SGL, LPO past the end, Flush NSID ~0, control characters, responder resources 0",

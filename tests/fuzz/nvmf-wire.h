@@ -99,6 +99,7 @@ _Static_assert(sizeof(struct nvmf_connect_data) == 1024, "connect data");
 #define NVME_ADM_GET_LOG	0x02
 #define NVME_ADM_IDENTIFY	0x06
 #define NVME_ADM_SET_FEATURES	0x09
+#define NVME_ADM_GET_FEATURES	0x0a
 #define NVME_ADM_KEEP_ALIVE	0x18
 #define NVME_IO_FLUSH		0x00
 #define NVME_IO_WRITE		0x01

@@ -624,6 +624,17 @@ static int st_ieee_oui(struct fake_ctx *c)
 	return 0;
 }
 
+/* attr_vendor_id, attr_subsys_vendor_id: u16, base 0, shown as 0x%x. */
+static int st_vendor_id(struct fake_ctx *c)
+{
+	long long v;
+
+	if (k_strto(c->val, 0, K_U16, &v))
+		return -EINVAL;
+	snprintf(c->out, PATH_MAX, "0x%llx", v);
+	return 0;
+}
+
 static bool ns_enabled(const char *dir)
 {
 	return get_is(dir, "enable", "1");
@@ -1354,6 +1365,8 @@ static const struct fake_attr subsys_attrs[] = {
 	{ "attr_cntlid_max", "65519", "65519", RW, st_cntlid_max },
 	{ "attr_qid_max", "128", "128", RW, st_qid_max },
 	{ "attr_ieee_oui", "0x000000", NULL, RW, st_ieee_oui },
+	{ "attr_vendor_id", "0x0", NULL, RW, st_vendor_id },
+	{ "attr_subsys_vendor_id", "0x0", NULL, RW, st_vendor_id },
 	{ "attr_pi_enable", NULL, "0", RW, st_bool },
 	{ "controllers", "", NULL, RO, NULL },
 	{ NULL, NULL, NULL, 0, NULL },

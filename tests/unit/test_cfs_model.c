@@ -63,11 +63,34 @@ enum op_tag {
 	TAG_BOTH,
 	TAG_PURLIN,
 	TAG_NVMET,
+	TAG_IF,			/* if:F: Purlin, and nvmet when it has F */
+	TAG_NVMET_IF,		/* nvmet-if:F: nvmet when it has F */
+	TAG_NVMET_UNLESS,	/* nvmet-unless:F: nvmet when it lacks F */
 };
+
+/*
+ * What the reference nvmet may or may not do, probed in the guest
+ * (purlin-cfs-model.sh, probe()) on both trees; Purlin has them all.
+ * The fake's nvmet is 6.1's, which has those in fake_nvmet_features.
+ */
+static const char *const features[] = {
+	"ieee_oui", "firmware", "max_queue_size", "discovery_nqn", "one_cntlid",
+	"version_1_3", "vendor_id",
+};
+static const char *const fake_nvmet_features[] = { "version_1_3" };
+
+static bool fake_nvmet_has(const char *feature)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(fake_nvmet_features); i++)
+		if (!strcmp(feature, fake_nvmet_features[i]))
+			return true;
+	return false;
+}
 
 struct op {
 	int line;
 	enum op_tag tag;
+	const char *feature;	/* for the conditional tags */
 	int argc;
 	char *argv[5];	/* the operation and its arguments */
 };
@@ -165,6 +188,21 @@ static void load_ops(struct ops *ops)
 			op.tag = TAG_PURLIN;
 		else if (!strcmp(words[0], "nvmet-only"))
 			op.tag = TAG_NVMET;
+		else if (!strncmp(words[0], "if:", 3))
+			op.tag = TAG_IF;
+		else if (!strncmp(words[0], "nvmet-if:", 9))
+			op.tag = TAG_NVMET_IF;
+		else if (!strncmp(words[0], "nvmet-unless:", 13))
+			op.tag = TAG_NVMET_UNLESS;
+		if (op.tag >= TAG_IF) {
+			const char *f = strchr(words[0], ':') + 1;
+
+			for (s = 0; s < ARRAY_SIZE(features); s++)
+				if (!strcmp(f, features[s]))
+					op.feature = features[s];
+			if (!op.feature)
+				fail_msg("configfs-ops.txt:%d: unknown feature '%s'", lineno, f);
+		}
 		first = op.tag != TAG_BOTH;
 		for (s = 0; s < ARRAY_SIZE(op_specs); s++)
 			if (n > first && !strcmp(words[first], op_specs[s].op))
@@ -299,6 +337,23 @@ static void run_op(struct replay *r, const struct op *op)
 	free(before);
 }
 
+/* Whether op applies to mine (TAG_PURLIN or TAG_NVMET, the fake's 6.1 nvmet). */
+static bool applies(const struct op *op, enum op_tag mine)
+{
+	switch (op->tag) {
+	case TAG_BOTH:
+		return true;
+	case TAG_IF:
+		return mine == TAG_PURLIN || fake_nvmet_has(op->feature);
+	case TAG_NVMET_IF:
+		return mine == TAG_NVMET && fake_nvmet_has(op->feature);
+	case TAG_NVMET_UNLESS:
+		return mine == TAG_NVMET && !fake_nvmet_has(op->feature);
+	default:
+		return op->tag == mine;
+	}
+}
+
 static void replay(enum op_tag mine, enum fake_target target)
 {
 	struct ops ops = { 0 };
@@ -311,7 +366,7 @@ static void replay(enum op_tag mine, enum fake_target target)
 	load_ops(&ops);
 	r.out = open_memstream(&r.report, &r.len);
 	for (size_t i = 0; i < ops.n; i++) {
-		if (ops.v[i].tag != TAG_BOTH && ops.v[i].tag != mine)
+		if (!applies(&ops.v[i], mine))
 			continue;
 		run_op(&r, &ops.v[i]);
 		r.done++;
@@ -340,7 +395,8 @@ static void test_ops_file_parses(void **state)
 	for (size_t i = 0; i < ops.n; i++) {
 		const struct op *op = &ops.v[i];
 
-		tagged += op->tag != TAG_BOTH;
+		/* an if: line is a rule both share where nvmet has the feature */
+		tagged += op->tag != TAG_BOTH && op->tag != TAG_IF;
 		if (strcmp(op->argv[0], "read") && strcmp(op->argv[0], "exists") &&
 		    strcmp(op->argv[0], "missing") && strcmp(op->argv[op->argc - 1], "ok"))
 			refusals++;

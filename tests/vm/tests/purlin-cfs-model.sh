@@ -4,7 +4,9 @@
 # tests/unit/fakecfs.c by test_cfs_model) replayed on Purlin's configfs and on
 # Linux nvmet's.  Each operation must give the errno the file lists, and a
 # refused one must change nothing (the tree and the attribute are compared
-# before and after).
+# before and after).  What the file's features are (what the reference
+# nvmet of this kernel has or does) is probed on both trees first; Purlin
+# must have every one.
 # timeout: 120
 
 OPS=/tests/data/configfs-ops.txt
@@ -58,6 +60,49 @@ present() { [ -e "$1" ] || [ -L "$1" ]; }
 
 # objects: the hosts, subsystems and ports in $ROOT.
 objects() { find "$ROOT/hosts" "$ROOT/subsystems" "$ROOT/ports" -mindepth 1 -maxdepth 1; }
+
+# The features of configfs-ops.txt's header, probed on a scratch subsystem
+# and port: has FEATURE, on $ROOT.
+FEATURES="ieee_oui firmware max_queue_size discovery_nqn one_cntlid version_1_3 vendor_id"
+PROBE_S=subsystems/nqn.2026-11.io.purlin.test:probe
+PROBE_P=ports/9
+has() {
+	case "$1" in
+	ieee_oui) [ -e "$ROOT/$PROBE_S/attr_ieee_oui" ] ;;
+	firmware) [ -e "$ROOT/$PROBE_S/attr_firmware" ] ;;
+	max_queue_size) [ -e "$ROOT/$PROBE_P/param_max_queue_size" ] ;;
+	discovery_nqn) [ -e "$ROOT/discovery_nqn" ] ;;
+	version_1_3) [ "$(cat "$ROOT/$PROBE_S/attr_version")" = 1.3 ] ;;
+	vendor_id)
+		[ -e "$ROOT/$PROBE_S/attr_vendor_id" ] && [ -e "$ROOT/$PROBE_S/attr_subsys_vendor_id" ] ;;
+	# the range 10..10: one controller ID
+	one_cntlid)
+		{ echo 10 > "$ROOT/$PROBE_S/attr_cntlid_max" &&
+			echo 10 > "$ROOT/$PROBE_S/attr_cntlid_min"; } 2>/dev/null ;;
+	*) fail "configfs-ops.txt:$lineno: unknown feature '$1'" ;;
+	esac
+}
+
+# probe ROOT: $HAVE, the features ROOT has (" f1 f2 ").
+probe() {
+	local f
+	ROOT=$1
+	mkdir "$ROOT/$PROBE_S" "$ROOT/$PROBE_P" || fail "$ROOT: cannot make the probe objects"
+	HAVE=" "
+	for f in $FEATURES; do
+		if has $f; then HAVE="$HAVE$f "; fi
+	done
+	rmdir "$ROOT/$PROBE_P" "$ROOT/$PROBE_S" || fail "$ROOT: cannot remove the probe objects"
+	report "$TARGET has the features:${HAVE% }"
+}
+
+# have FEATURE: whether the target replayed now has it (a name the file's
+# header does not list fails the test).
+have() {
+	case " $FEATURES " in *" $1 "*) ;; *) fail "configfs-ops.txt:$lineno: unknown feature '$1'" ;; esac
+	case "$HAVE" in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
 nbad=0
 bad() {
@@ -123,6 +168,19 @@ replay() {
 			tag=${1%-only}
 			shift
 			[ "$tag" = "$TARGET" ] || continue ;;
+		# Purlin, and an nvmet with the feature
+		if:*)
+			tag=${1#if:}
+			shift
+			have "$tag" || continue ;;
+		nvmet-if:*)
+			tag=${1#nvmet-if:}
+			shift
+			[ $TARGET = nvmet ] && have "$tag" || continue ;;
+		nvmet-unless:*)
+			tag=${1#nvmet-unless:}
+			shift
+			[ $TARGET = nvmet ] && ! have "$tag" || continue ;;
 		esac
 		nops=$((nops + 1))
 		run_op "$@"
@@ -135,6 +193,10 @@ replay() {
 log "Purlin"
 modprobe purlin
 TARGET=purlin
+probe $PURLIN_CFS
+for f in $FEATURES; do
+	have $f || fail "Purlin lacks the feature $f"
+done
 replay $PURLIN_CFS
 purlin_clear
 
@@ -142,6 +204,7 @@ log "Linux nvmet"
 modprobe nvmet
 modprobe nvmet-rdma
 TARGET=nvmet
+probe $NVMET_CFS
 replay $NVMET_CFS
 # what a mismatch may have left (links first, as purlin_clear does)
 rm -f $NVMET_CFS/ports/*/subsystems/* $NVMET_CFS/subsystems/*/allowed_hosts/*

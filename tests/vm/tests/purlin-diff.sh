@@ -19,9 +19,15 @@ configure() {
 	echo DIFF-SERIAL-1 > "$s/attr_serial"
 	echo "Diff Model" > "$s/attr_model"
 	echo 1.3 > "$s/attr_version"
-	# attributes nvmet on 6.1 does not have
+	# attributes the reference nvmet may lack (6.1's has neither): set
+	# where it has them, so that they come out the same
 	[ ! -e "$s/attr_ieee_oui" ] || echo 0x001122 > "$s/attr_ieee_oui"
 	[ ! -e "$s/attr_firmware" ] || echo 1.0 > "$s/attr_firmware"
+	# VID and SSVID where the reference has them (configured first)
+	if [ -e "$NVMET_CFS/subsystems/$NQN/attr_vendor_id" ]; then
+		echo 0x1af4 > "$s/attr_vendor_id"
+		echo 0x1af4 > "$s/attr_subsys_vendor_id"
+	fi
 	mkdir "$s/namespaces/1"
 	echo "$4" > "$s/namespaces/1/device_path"
 	echo $UUID > "$s/namespaces/1/device_uuid"
@@ -32,6 +38,8 @@ configure() {
 	echo ipv4 > "$p/addr_adrfam"
 	echo $TRADDR > "$p/addr_traddr"
 	echo "$3" > "$p/addr_trsvcid"
+	# likewise the queue size (MAXCMD), Purlin's default
+	[ ! -e "$p/param_max_queue_size" ] || echo 128 > "$p/param_max_queue_size"
 	ln -s "$s" "$p/subsystems/$NQN"
 }
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # What configfs sets is what the host sees: serial, model, firmware,
-# version, size, uuid and nguid in nvme list, id-ctrl, id-ns and ns-descs.
+# version, OUI, vendor IDs, size, uuid and nguid in nvme list, id-ctrl,
+# id-ns and ns-descs.
 # timeout: 180
 
 NQN=nqn.2026-11.io.purlin.test:identify
@@ -14,6 +15,8 @@ echo PRL-SERIAL-0042 > $S/attr_serial
 echo "Purlin Test Model" > $S/attr_model
 echo 9.8.7 > $S/attr_firmware
 echo 0x1a2b3c > $S/attr_ieee_oui
+echo 0x1af4 > $S/attr_vendor_id
+echo 4660 > $S/attr_subsys_vendor_id
 mkdir $S/namespaces/7
 echo /dev/ram0 > $S/namespaces/7/device_path
 echo $UUID > $S/namespaces/7/device_uuid
@@ -26,6 +29,7 @@ purlin_link 1 $NQN
 [ "$(cat $S/namespaces/7/device_uuid)" = $UUID ] || fail "uuid readback"
 [ "$(cat $S/namespaces/7/device_nguid)" = $NGUID ] || fail "nguid readback"
 [ "$(cat $S/attr_ieee_oui)" = 0x1a2b3c ] || fail "oui readback"
+[ "$(cat $S/attr_subsys_vendor_id)" = 0x1234 ] || fail "ssvid readback: $(cat $S/attr_subsys_vendor_id)"
 
 dev=$(nvme_connect $NQN)
 ctrl=$(ctrl_of "$dev")
@@ -40,6 +44,8 @@ nvme id-ctrl "$ctrl" > idctrl.txt
 [ "$(idfield fr < idctrl.txt)" = 9.8.7 ] || fail "id-ctrl fr"
 [ "$(idfield subnqn < idctrl.txt)" = $NQN ] || fail "id-ctrl subnqn"
 [ "$(idfield ieee < idctrl.txt)" = 1a2b3c ] || fail "id-ctrl ieee: $(idfield ieee < idctrl.txt)"
+[ "$(idfield vid < idctrl.txt)" = 0x1af4 ] || fail "id-ctrl vid: $(idfield vid < idctrl.txt)"
+[ "$(idfield ssvid < idctrl.txt)" = 0x1234 ] || fail "id-ctrl ssvid: $(idfield ssvid < idctrl.txt)"
 [ "$(idfield icdoff < idctrl.txt)" = 0 ] || fail "id-ctrl icdoff"
 [ "$(idfield mdts < idctrl.txt)" = 8 ] || fail "id-ctrl mdts"
 [ "$(idfield ver < idctrl.txt)" = 0x10300 ] || fail "id-ctrl ver"

@@ -28,7 +28,9 @@ exercise() {
 
 # normalise: a saved file without what only one of the targets has: ANA
 # groups and ana_grpid (Purlin gets them in issue 4), buffered_io (file
-# back end, issue 4), pi_enable (nvmet only), and firmware/ieee_oui (which
+# back end, issue 4), pi_enable (nvmet only), mdts (nvmet's per-port MDTS,
+# 7.2; Purlin's is fixed at 1 MiB), vendor_id and subsys_vendor_id where
+# nvmet lacks them (6.1), and firmware/ieee_oui (which
 # nvmet on 6.1 lacks, like max_queue_size), addr_tsas (nvmet on 6.12) and
 # param_tos, param_max_pending(_per_addr), param_connect_timeout_ms,
 # param_cq_mode, param_poll_usecs, param_poll_cpus and the "qos" groups
@@ -37,12 +39,20 @@ exercise() {
 # Trailing commas go too: which line is last in an object depends on what
 # was dropped (nvmet on a kernel without CONFIG_BLK_DEV_INTEGRITY has no
 # pi_enable after inline_data_size).
+vendor_ids() {
+	if grep -q '"vendor_id"' saved-nvmet.json; then
+		cat
+	else
+		grep -v '"vendor_id"\|"subsys_vendor_id"'
+	fi
+}
 normalise() {
 	# 6.1's nvmet has no root discovery_nqn: the "discovery" group is Purlin's here
 	sed -e '/"ana_groups": \[\],*$/d' -e '/"ana_groups": \[$/,/^      \],*$/d' \
 	    -e '/"ana": {$/,/},*$/d' -e '/"dhchap": {$/,/},*$/d' -e '/"qos": {$/,/},*$/d' -e '/"resv": {$/,/},*$/d' \
 	    -e '/^  "discovery": {$/,/^  },*$/d' "$1" |
-		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"\|"cq_mode"\|"poll_usecs"\|"poll_cpus"' |
+		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"mdts"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"\|"cq_mode"\|"poll_usecs"\|"poll_cpus"' |
+		vendor_ids |
 		sed 's/,$//'
 }
 

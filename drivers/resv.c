@@ -692,7 +692,7 @@ static void purlin_resv_change_work(struct work_struct *w)
 	}
 	/* resv->file is stable while the namespace is enabled. */
 	op = purlin_resv_op_alloc(opcode == nvme_cmd_resv_register,
-				  resv->file);
+				  resv->file != NULL);
 	if (!op) {
 		status = NVME_SC_INTERNAL;
 		goto complete;

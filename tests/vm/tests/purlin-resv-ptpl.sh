@@ -69,9 +69,10 @@ head -c 512 /dev/urandom > blk.bin
 ptpl_feature() {
 	local v
 	nvme get-feature $1 -n 1 -f 0x83 > feat.txt || fail "get-feature 0x83"
-	v=$(sed -n 's/.*value: *\(0x[0-9a-fA-F]*\).*/\1/p' feat.txt)
+	# nvme-cli prints %#0*x: "0x00000001", but "00000000" for 0
+	v=$(sed -n 's/.*value: *\(0x\)\{0,1\}\([0-9a-fA-F][0-9a-fA-F]*\).*/\2/p' feat.txt)
 	[ -n "$v" ] || { cat feat.txt; fail "get-feature 0x83: no value"; }
-	echo $((v))
+	printf '%d\n' "0x$v"
 }
 # same_as_file: the file holds exactly the state resv_state shows
 same_as_file() {
@@ -96,7 +97,7 @@ held() {
 	rd $A || fail "$ctx: read by the holder"
 	wr $A || fail "$ctx: write by the holder"
 	expect_status $CONFLICT rd $B
-	[ "$(ptpl_feature $A)" = 1 ] || fail "$ctx: PTPL feature not 1"
+	[ "$(ptpl_feature $A)" = 1 ] || { cat feat.txt; fail "$ctx: PTPL feature not 1"; }
 }
 
 # ---- resv_file: values ---------------------------------------------------
@@ -129,7 +130,7 @@ ctx=ptpl0
 register $A --nrkey=0xa --rrega=0 || fail "register A"
 acquire $A --crkey=0xa --rtype=2 --racqa=0 || fail "acquire EA by A"
 [ ! -e $F ] || { cat $F; fail "PTPL 0: the state was written"; }
-[ "$(ptpl_feature $A)" = 0 ] || fail "PTPL feature not 0"
+[ "$(ptpl_feature $A)" = 0 ] || { cat feat.txt; fail "PTPL feature not 0"; }
 
 # ---- Register CPTPL=3: written, every change follows -----------------------
 ctx=cptpl

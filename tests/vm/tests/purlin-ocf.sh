@@ -164,8 +164,11 @@ expect_rc 0 "validate-all, resv_dir" rcfg validate-all
 expect_rc 6 "validate-all, a state file in a clone" rcfg validate-all OCF_RESKEY_CRM_meta_clone_max=2
 expect_rc 0 "start, reservations on" rcfg start
 [ "$(cat $S/namespaces/2/resv_file)" = $SHARED/ns2 ] || fail "resv_file: $(cat $S/namespaces/2/resv_file)"
+# (namespace 2's own device: with two namespaces the host refuses I/O
+# commands on the controller's)
 nvme_connect $NQN > /dev/null
-c=/dev/$(ctrl_of_host $NQN $HOSTNQN)
+wait_for "nvme_dev_for $NQN 2"
+c=$(nvme_dev_for $NQN 2)
 nvme resv-register $c -n 2 --nrkey=0x77 --rrega=0 --cptpl=3 > /dev/null || fail "register, CPTPL=3"
 nvme resv-acquire $c -n 2 --crkey=0x77 --rtype=1 --racqa=0 > /dev/null || fail "acquire"
 cmp -s $S/namespaces/2/resv_state $SHARED/ns2 || fail "the state file is not the state"
@@ -178,8 +181,11 @@ gone || fail "stop left objects"
 rmmod purlin
 expect_rc 0 "start on the node taking over" rcfg start
 cmp -s $S/namespaces/2/resv_state $SHARED/ns2 || fail "the state did not come back"
+# (namespace 2's own device: with two namespaces the host refuses I/O
+# commands on the controller's)
 nvme_connect $NQN > /dev/null
-c=/dev/$(ctrl_of_host $NQN $HOSTNQN)
+wait_for "nvme_dev_for $NQN 2"
+c=$(nvme_dev_for $NQN 2)
 nvme resv-report $c -n 2 -e -d 63 -o binary > rep.bin || fail "resv-report"
 u() { od -An -t u$3 -j $2 -N $3 rep.bin | tr -d ' '; }
 [ "$(u 4 1)" = 1 ] && [ "$(u 5 2)" = 1 ] && [ "$(u 9 1)" = 1 ] &&

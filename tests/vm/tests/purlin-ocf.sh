@@ -187,7 +187,8 @@ nvme_connect $NQN > /dev/null
 wait_for "nvme_dev_for $NQN 2"
 c=$(nvme_dev_for $NQN 2)
 nvme resv-report $c -n 2 -e -d 63 -o binary > rep.bin || fail "resv-report"
-u() { od -An -t u$3 -j $2 -N $3 rep.bin | tr -d ' '; }
+# u OFF SIZE: unsigned little-endian field of rep.bin
+u() { od -An -t u$2 -j $1 -N $2 rep.bin | tr -d ' '; }
 [ "$(u 4 1)" = 1 ] && [ "$(u 5 2)" = 1 ] && [ "$(u 9 1)" = 1 ] &&
 	[ "$(u 72 8)" = 119 ] && [ "$(u 66 1)" = 1 ] ||
 	fail "after the failover: rtype $(u 4 1) regctl $(u 5 2) ptpls $(u 9 1) rkey $(u 72 8) rcsts $(u 66 1)"

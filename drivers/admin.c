@@ -511,11 +511,18 @@ static void purlin_execute_set_features(struct purlin_req *req)
 		status = NVME_SC_CMD_SEQ_ERROR | PURLIN_DNR;
 		break;
 	case NVME_FEAT_RESV_MASK:
-	case NVME_FEAT_RESV_PERSIST:
 		status = purlin_is_discovery(ctrl) ?
 			 NVME_SC_INVALID_FIELD | PURLIN_DNR :
 			 purlin_resv_set_features(req, cdw10 & 0xff);
 		break;
+	case NVME_FEAT_RESV_PERSIST:
+		if (purlin_is_discovery(ctrl)) {
+			status = NVME_SC_INVALID_FIELD | PURLIN_DNR;
+			break;
+		}
+		/* It may write resv_file: completed from purlin_io_wq. */
+		purlin_resv_set_ptpl(req);
+		return;
 	default:
 		status = NVME_SC_INVALID_FIELD | PURLIN_DNR;
 	}

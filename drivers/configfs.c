@@ -687,6 +687,47 @@ static ssize_t purlin_ns_resv_state_store(struct config_item *item,
 	return ret ? ret : count;
 }
 CONFIGFS_ATTR(purlin_ns_, resv_state);
+
+/*
+ * Purlin's (nvmet has none): the file that keeps the reservation state
+ * while PTPL is 1 (resv.c, resv-file.c, configfs.md); "" for none.  Set
+ * only while the namespace is disabled.
+ */
+static ssize_t purlin_ns_resv_file_show(struct config_item *item, char *page)
+{
+	struct purlin_ns *ns = to_ns(item);
+	ssize_t n;
+
+	mutex_lock(&ns->enable_lock);
+	n = sprintf(page, "%s\n", ns->resv.file ?: "");
+	mutex_unlock(&ns->enable_lock);
+	return n;
+}
+
+static ssize_t purlin_ns_resv_file_store(struct config_item *item,
+					 const char *page, size_t count)
+{
+	struct purlin_ns *ns = to_ns(item);
+	ssize_t len;
+	char *path;
+	int ret;
+
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	len = purlin_strip(path, PATH_MAX, page, count);
+	/* One line: nothing may follow its newline. */
+	if (len < 0 || (len < count && len + 1 != count)) {
+		kfree(path);
+		return -EINVAL;
+	}
+	mutex_lock(&ns->enable_lock);
+	ret = ns->enabled ? -EBUSY : purlin_resv_set_file(ns, path);
+	mutex_unlock(&ns->enable_lock);
+	kfree(path);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_ns_, resv_file);
 #define purlin_ns_qos(item) (&to_ns(item)->qos)
 PURLIN_QOS_ATTRS(purlin_ns_, purlin_ns_qos);
 
@@ -702,6 +743,7 @@ static struct configfs_attribute *purlin_ns_attrs[] = {
 	&purlin_ns_attr_latency,
 	&purlin_ns_attr_resv_enable,
 	&purlin_ns_attr_resv_state,
+	&purlin_ns_attr_resv_file,
 	&purlin_ns_attr_qos_iops,
 	&purlin_ns_attr_qos_bps,
 	&purlin_ns_attr_qos_burst_ms,

@@ -515,6 +515,10 @@ int purlin_ns_enable(struct purlin_ns *ns)
 	ret = percpu_ref_init(&ns->ref, purlin_ns_ref_release, 0, GFP_KERNEL);
 	if (ret)
 		goto close;
+	/* resv_file: a PTPL state kept there comes back (resv.c). */
+	ret = purlin_resv_load(ns);
+	if (ret)
+		goto exit_ref;
 	mutex_lock(&subsys->lock);
 	ret = xa_insert(&subsys->namespaces, ns->nsid, ns, GFP_KERNEL);
 	if (ret) {

@@ -324,7 +324,16 @@ struct purlin_resv {
 	/* Non-AR types: the holder; AR types: every registrant holds it. */
 	struct purlin_registrant *holder;
 	u32 generation;
-	bool ptpl;			/* Persist Through Power Loss state */
+	/* Persist Through Power Loss state; Get Features reads it lockless. */
+	bool ptpl;
+	/*
+	 * resv_file: where the state is kept while ptpl is 1 (resv-file.c),
+	 * or NULL.  Set only while the namespace is disabled, under
+	 * ns->enable_lock; changes read it under lock while it is enabled,
+	 * when it cannot change.  Writes of the file happen under lock, so
+	 * the file follows the changes in their order.
+	 */
+	char *file;
 	struct purlin_resv_snap __rcu *snap;
 	/*
 	 * Preempt and Abort completes only once every command that passed
@@ -814,6 +823,14 @@ ssize_t purlin_resv_state_show(struct purlin_ns *ns, char *page);
 int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
 			    size_t count);
 void purlin_resv_set_enabled(struct purlin_ns *ns, bool enable);
+int purlin_resv_set_file(struct purlin_ns *ns, const char *path);
+int purlin_resv_load(struct purlin_ns *ns);
+void purlin_resv_set_ptpl(struct purlin_req *req);
+
+/* resv-file.c */
+bool purlin_resv_file_supported(void);
+int purlin_resv_file_write(const char *path, const char *buf, size_t len);
+ssize_t purlin_resv_file_read(const char *path, char *buf, size_t size);
 
 u16 purlin_resv_check_counted(struct purlin_req *req);
 

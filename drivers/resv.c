@@ -22,6 +22,19 @@
  * none is aborted, and none of a preempted host's finishes after the
  * Acquire; every later one meets the new reservation (Reservation
  * Conflict).
+ *
+ * Persist Through Power Loss to disk: with resv_file set, a change made
+ * while the PTPL state is 1 (or that turns it from 1 to 0) is written to
+ * that file (resv-file.c) before the command that made it completes.  The
+ * write happens under resv->lock on purlin_io_wq, after the change is made
+ * in memory and before it is published to the I/O path or its notices are
+ * sent; when it fails the change is undone (struct purlin_resv_undo, taken
+ * before it, with the registrants it removed kept aside until then) and
+ * the command fails with Internal Error, so nothing changed.  At namespace
+ * enable a file holding ptpl=1 is loaded (purlin_resv_load()).  Every
+ * writer holds a namespace reference (a command, or Set Features through
+ * purlin_resv_feat_ns()), so disable and teardown, which wait for those,
+ * wait for a write in progress; resv->file changes only while disabled.
  */
 #define pr_fmt(fmt) "purlin: " fmt
 
@@ -107,16 +120,34 @@ struct purlin_resv_notify {
 	u8 type;
 };
 
+/* The state before a change, to put back when the file write fails. */
+struct purlin_resv_undo {
+	u32 nr_regs;
+	u32 generation;
+	u8 type;
+	bool ptpl;
+	int holder;			/* index into regs, or -1 */
+	struct {
+		uuid_t hostid;
+		u64 rkey;
+	} regs[PURLIN_RESV_MAX_REGS];
+};
+
 /*
  * What one change needs, allocated before resv->lock is taken: the next
  * snapshot, a registrant to add, and the notices it causes (at most one
- * per registrant).
+ * per registrant).  With resv_file set: a page for the state's text, the
+ * undo record, and the registrants the change removed (gone: freed with
+ * the op, after the change stands or was undone).
  */
 struct purlin_resv_op {
 	struct purlin_resv_snap *snap;
 	struct purlin_registrant *reg;
+	char *text;
+	struct list_head gone;
 	u32 nr_notify;
 	struct purlin_resv_notify notify[PURLIN_RESV_MAX_REGS];
+	struct purlin_resv_undo undo;
 };
 
 int purlin_resv_init(struct purlin_resv *resv)
@@ -154,6 +185,8 @@ void purlin_resv_exit(struct purlin_resv *resv)
 {
 	mutex_lock(&resv->lock);
 	purlin_resv_free_regs(resv);
+	kfree(resv->file);
+	resv->file = NULL;
 	kfree(rcu_dereference_protected(resv->snap, true));
 	RCU_INIT_POINTER(resv->snap, NULL);
 	mutex_unlock(&resv->lock);
@@ -326,7 +359,7 @@ static void purlin_resv_remove(struct purlin_resv *resv,
 			       struct purlin_registrant *reg, u8 notice)
 {
 	lockdep_assert_held(&resv->lock);
-	list_del(&reg->entry);
+	list_move(&reg->entry, &op->gone);
 	resv->nr_regs--;
 	if (purlin_resv_all_regs(resv->type)) {
 		if (!resv->nr_regs)
@@ -336,7 +369,6 @@ static void purlin_resv_remove(struct purlin_resv *resv,
 	}
 	if (notice)
 		purlin_resv_notice(op, &reg->hostid, notice);
-	kfree(reg);
 }
 
 static u16 purlin_resv_register(struct purlin_resv *resv,
@@ -484,7 +516,10 @@ static u16 purlin_resv_release(struct purlin_resv *resv,
 	if (action == PURLIN_RRELA_CLEAR) {
 		purlin_resv_notice_others(resv, op, reg,
 					  PURLIN_RESV_NOTICE_PREEMPTED);
-		purlin_resv_free_regs(resv);
+		list_splice_init(&resv->regs, &op->gone);
+		resv->nr_regs = 0;
+		resv->holder = NULL;
+		resv->type = PURLIN_RESV_NONE;
 		resv->generation++;
 		return 0;
 	}
@@ -497,29 +532,140 @@ static u16 purlin_resv_release(struct purlin_resv *resv,
 	return 0;
 }
 
-static struct purlin_resv_op *purlin_resv_op_alloc(bool reg)
+static void purlin_resv_op_free(struct purlin_resv_op *op)
+{
+	struct purlin_registrant *reg, *tmp;
+
+	list_for_each_entry_safe(reg, tmp, &op->gone, entry)
+		kfree(reg);
+	kfree(op->text);
+	kfree(op->snap);
+	kfree(op->reg);
+	kfree(op);
+}
+
+/* text: a page for the state's text (resv_file set). */
+static struct purlin_resv_op *purlin_resv_op_alloc(bool reg, bool text)
 {
 	struct purlin_resv_op *op = kzalloc(sizeof(*op), GFP_KERNEL);
 
 	if (!op)
 		return NULL;
+	INIT_LIST_HEAD(&op->gone);
 	op->snap = kzalloc(sizeof(*op->snap), GFP_KERNEL);
 	if (reg)
 		op->reg = kzalloc(sizeof(*op->reg), GFP_KERNEL);
-	if (!op->snap || (reg && !op->reg)) {
-		kfree(op->snap);
-		kfree(op->reg);
-		kfree(op);
+	if (text)
+		op->text = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!op->snap || (reg && !op->reg) || (text && !op->text)) {
+		purlin_resv_op_free(op);
 		return NULL;
 	}
 	return op;
 }
 
-static void purlin_resv_op_free(struct purlin_resv_op *op)
+/* The state as resv_state shows it.  Caller holds resv->lock. */
+static ssize_t purlin_resv_format(struct purlin_resv *resv, char *page)
 {
-	kfree(op->snap);
-	kfree(op->reg);
-	kfree(op);
+	struct purlin_registrant *reg;
+	ssize_t n;
+
+	lockdep_assert_held(&resv->lock);
+	n = scnprintf(page, PAGE_SIZE, "generation=%u type=%u ptpl=%u\n",
+		      resv->generation, resv->type, resv->ptpl);
+	list_for_each_entry(reg, &resv->regs, entry)
+		n += scnprintf(page + n, PAGE_SIZE - n,
+			       "registrant hostid=%pUb rkey=0x%016llx holder=%u\n",
+			       &reg->hostid, reg->rkey,
+			       purlin_resv_holds(resv, reg));
+	return n;
+}
+
+/* Record the state before a change.  Caller holds resv->lock. */
+static void purlin_resv_save_undo(struct purlin_resv *resv,
+				  struct purlin_resv_undo *u)
+{
+	struct purlin_registrant *reg;
+	u32 i = 0;
+
+	lockdep_assert_held(&resv->lock);
+	u->generation = resv->generation;
+	u->type = resv->type;
+	u->ptpl = resv->ptpl;
+	u->holder = -1;
+	list_for_each_entry(reg, &resv->regs, entry) {
+		uuid_copy(&u->regs[i].hostid, &reg->hostid);
+		u->regs[i].rkey = reg->rkey;
+		if (resv->holder == reg)
+			u->holder = i;
+		i++;
+	}
+	u->nr_regs = i;
+}
+
+/*
+ * Put back the state recorded in op->undo, and drop the change's notices.
+ * Every registrant the state had is still in resv->regs or op->gone (a
+ * change frees none), so there are enough to refill; the others (one
+ * Register added) go with the op.  Caller holds resv->lock.
+ */
+static void purlin_resv_undo(struct purlin_resv *resv,
+			     struct purlin_resv_op *op)
+{
+	struct purlin_resv_undo *u = &op->undo;
+	struct purlin_registrant *reg;
+	LIST_HEAD(pool);
+	u32 i;
+
+	lockdep_assert_held(&resv->lock);
+	list_splice_init(&resv->regs, &pool);
+	list_splice_init(&op->gone, &pool);
+	resv->holder = NULL;
+	for (i = 0; i < u->nr_regs; i++) {
+		reg = list_first_entry(&pool, struct purlin_registrant, entry);
+		list_move_tail(&reg->entry, &resv->regs);
+		uuid_copy(&reg->hostid, &u->regs[i].hostid);
+		reg->rkey = u->regs[i].rkey;
+		if (u->holder == i)
+			resv->holder = reg;
+	}
+	list_splice(&pool, &op->gone);
+	resv->nr_regs = u->nr_regs;
+	resv->generation = u->generation;
+	resv->type = u->type;
+	WRITE_ONCE(resv->ptpl, u->ptpl);
+	op->nr_notify = 0;
+}
+
+/*
+ * The file write failed: the NVMe status the command completes with.
+ * Nothing changed, whatever the cause; a full or read-only file system,
+ * a missing directory or a permission error will fail again (DNR).
+ */
+static u16 purlin_resv_file_status(struct purlin_ns *ns, int err)
+{
+	pr_err_ratelimited("subsystem %s: namespace %u: resv_file %s: write failed (%d); the reservation change is refused\n",
+			   ns->subsys->subsysnqn, ns->nsid, ns->resv.file, err);
+	if (err == -ENOMEM || err == -EINTR)
+		return NVME_SC_INTERNAL;
+	return NVME_SC_INTERNAL | PURLIN_DNR;
+}
+
+/*
+ * Write the state to resv_file if it must be kept: PTPL is 1 now, or was
+ * before the change (then the file gets ptpl=0, which enable never loads).
+ * Caller holds resv->lock; text is a page.
+ */
+static int purlin_resv_persist(struct purlin_resv *resv, char *text,
+			       bool was_ptpl)
+{
+	ssize_t n;
+
+	lockdep_assert_held(&resv->lock);
+	if (!resv->file || (!was_ptpl && !resv->ptpl))
+		return 0;
+	n = purlin_resv_format(resv, text);
+	return purlin_resv_file_write(resv->file, text, n);
 }
 
 /* Register, Acquire and Release: read the keys, change, tell, complete. */
@@ -544,20 +690,24 @@ static void purlin_resv_change_work(struct work_struct *w)
 		status = NVME_SC_INVALID_FIELD | PURLIN_DNR;
 		goto complete;
 	}
-	op = purlin_resv_op_alloc(opcode == nvme_cmd_resv_register);
+	/* resv->file is stable while the namespace is enabled. */
+	op = purlin_resv_op_alloc(opcode == nvme_cmd_resv_register,
+				  resv->file != NULL);
 	if (!op) {
 		status = NVME_SC_INTERNAL;
 		goto complete;
 	}
 
 	mutex_lock(&resv->lock);
+	if (resv->file)
+		purlin_resv_save_undo(resv, &op->undo);
 	switch (opcode) {
 	case nvme_cmd_resv_register:
 		status = purlin_resv_register(resv, op, &ctrl->hostid, cdw10,
 					      le64_to_cpu(keys[0]),
 					      le64_to_cpu(keys[1]));
 		if (!status && PURLIN_RESV_CPTPL(cdw10))
-			resv->ptpl = PURLIN_RESV_CPTPL(cdw10) == 3;
+			WRITE_ONCE(resv->ptpl, PURLIN_RESV_CPTPL(cdw10) == 3);
 		break;
 	case nvme_cmd_resv_acquire:
 		status = purlin_resv_acquire(resv, op, &ctrl->hostid, cdw10,
@@ -577,6 +727,14 @@ static void purlin_resv_change_work(struct work_struct *w)
 			(opcode == nvme_cmd_resv_acquire &&
 			 PURLIN_RESV_ACTION(cdw10) != PURLIN_RACQA_ACQUIRE)))
 		resv->generation++;
+	if (!status && resv->file) {
+		int err = purlin_resv_persist(resv, op->text, op->undo.ptpl);
+
+		if (err) {
+			purlin_resv_undo(resv, op);
+			status = purlin_resv_file_status(ns, err);
+		}
+	}
 	if (!status)
 		purlin_resv_publish(resv, &op->snap);
 	mutex_unlock(&resv->lock);
@@ -802,7 +960,7 @@ static u16 purlin_resv_feat_ns(struct purlin_req *req, struct purlin_ns **nsp)
 	return 0;
 }
 
-/* Set Features Reservation Notification Mask and Reservation Persistence. */
+/* Set Features Reservation Notification Mask. */
 u16 purlin_resv_set_features(struct purlin_req *req, u8 fid)
 {
 	struct purlin_ctrl *ctrl = req->sq->ctrl;
@@ -823,17 +981,70 @@ u16 purlin_resv_set_features(struct purlin_req *req, u8 fid)
 	status = purlin_resv_feat_ns(req, &ns);
 	if (status)
 		return status;
-	if (fid == NVME_FEAT_RESV_MASK) {
-		mutex_lock(&ctrl->lock);
-		ctrl->resv_mask[ns->nsid] = cdw11 & PURLIN_RESV_MASK_ALL;
-		mutex_unlock(&ctrl->lock);
-	} else {
-		mutex_lock(&ns->resv.lock);
-		ns->resv.ptpl = cdw11 & 1;
-		mutex_unlock(&ns->resv.lock);
-	}
+	mutex_lock(&ctrl->lock);
+	ctrl->resv_mask[ns->nsid] = cdw11 & PURLIN_RESV_MASK_ALL;
+	mutex_unlock(&ctrl->lock);
 	purlin_ns_put(ns);
 	return 0;
+}
+
+/* Set Features Reservation Persistence, on purlin_io_wq: it may write. */
+static void purlin_resv_ptpl_work(struct work_struct *w)
+{
+	struct purlin_req *req = container_of(w, struct purlin_req, work);
+	struct purlin_ns *ns = req->ns;
+	struct purlin_resv *resv = &ns->resv;
+	bool ptpl = le32_to_cpu(req->cmd->common.cdw11) & 1;
+	char *text = NULL;
+	u16 status = 0;
+	bool was;
+	int err;
+
+	if (resv->file) {
+		text = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!text) {
+			purlin_req_complete(req, NVME_SC_INTERNAL);
+			return;
+		}
+	}
+	mutex_lock(&resv->lock);
+	was = resv->ptpl;
+	if (was != ptpl) {
+		WRITE_ONCE(resv->ptpl, ptpl);
+		err = purlin_resv_persist(resv, text, was);
+		if (err) {
+			WRITE_ONCE(resv->ptpl, was);
+			status = purlin_resv_file_status(ns, err);
+		}
+	}
+	mutex_unlock(&resv->lock);
+	kfree(text);
+	purlin_req_complete(req, status);
+}
+
+/*
+ * Set Features Reservation Persistence (admin.c hands it over whole): the
+ * file write it may cause runs on purlin_io_wq, not in the admin queue's
+ * completion context.  req->ns holds the namespace until it completes.
+ */
+void purlin_resv_set_ptpl(struct purlin_req *req)
+{
+	struct purlin_ns *ns;
+	u16 status;
+
+	if (le32_to_cpu(req->cmd->common.cdw10) & (1U << 31)) {
+		purlin_req_complete(req, NVME_SC_FEATURE_NOT_SAVEABLE |
+				    PURLIN_DNR);
+		return;
+	}
+	status = purlin_resv_feat_ns(req, &ns);
+	if (status) {
+		purlin_req_complete(req, status);
+		return;
+	}
+	req->ns = ns;
+	INIT_WORK(&req->work, purlin_resv_ptpl_work);
+	queue_work(purlin_io_wq, &req->work);
 }
 
 u16 purlin_resv_get_features(struct purlin_req *req, u8 fid)
@@ -851,9 +1062,8 @@ u16 purlin_resv_get_features(struct purlin_req *req, u8 fid)
 		val = ctrl->resv_mask[ns->nsid];
 		mutex_unlock(&ctrl->lock);
 	} else {
-		mutex_lock(&ns->resv.lock);
-		val = ns->resv.ptpl;
-		mutex_unlock(&ns->resv.lock);
+		/* Lockless: a file write may hold resv.lock for long. */
+		val = READ_ONCE(ns->resv.ptpl);
 	}
 	purlin_ns_put(ns);
 	purlin_req_set_result(req, val);
@@ -872,17 +1082,10 @@ u16 purlin_resv_get_features(struct purlin_req *req, u8 fid)
 ssize_t purlin_resv_state_show(struct purlin_ns *ns, char *page)
 {
 	struct purlin_resv *resv = &ns->resv;
-	struct purlin_registrant *reg;
 	ssize_t n;
 
 	mutex_lock(&resv->lock);
-	n = scnprintf(page, PAGE_SIZE, "generation=%u type=%u ptpl=%u\n",
-		      resv->generation, resv->type, resv->ptpl);
-	list_for_each_entry(reg, &resv->regs, entry)
-		n += scnprintf(page + n, PAGE_SIZE - n,
-			       "registrant hostid=%pUb rkey=0x%016llx holder=%u\n",
-			       &reg->hostid, reg->rkey,
-			       purlin_resv_holds(resv, reg));
+	n = purlin_resv_format(resv, page);
 	mutex_unlock(&resv->lock);
 	return n;
 }
@@ -950,9 +1153,11 @@ static int purlin_parse_registrant(char *line, struct purlin_registrant *reg,
  * or nothing.  The caller holds ns->enable_lock and checked that the
  * namespace is disabled.  While reservations are off only the empty state
  * is taken (and changes nothing): what resv_state shows always goes back.
+ * With only_ptpl (loading resv_file), a well-formed state whose ptpl is 0
+ * is not taken either: returns 1 then.
  */
-int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
-			    size_t count)
+static int purlin_resv_state_set(struct purlin_ns *ns, const char *page,
+				 size_t count, bool only_ptpl)
 {
 	struct purlin_resv *resv = &ns->resv;
 	struct purlin_registrant *reg, *tmp, *holder = NULL;
@@ -967,7 +1172,7 @@ int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
 	if (memchr(page, 0, count))
 		return -EINVAL;
 	buf = kmemdup_nul(page, count, GFP_KERNEL);
-	op = purlin_resv_op_alloc(false);
+	op = purlin_resv_op_alloc(false, false);
 	if (!buf || !op) {
 		ret = -ENOMEM;
 		goto out;
@@ -1016,6 +1221,10 @@ int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
 		ret = 0;
 		goto out;
 	}
+	if (only_ptpl && !ptpl) {
+		ret = 1;
+		goto out;
+	}
 
 	mutex_lock(&resv->lock);
 	purlin_resv_free_regs(resv);
@@ -1024,7 +1233,7 @@ int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
 	resv->type = type;
 	resv->holder = purlin_resv_all_regs(type) ? NULL : holder;
 	resv->generation = gen;
-	resv->ptpl = ptpl;
+	WRITE_ONCE(resv->ptpl, ptpl);
 	purlin_resv_publish(resv, &op->snap);
 	mutex_unlock(&resv->lock);
 	ret = 0;
@@ -1035,6 +1244,101 @@ out:
 	}
 	if (op)
 		purlin_resv_op_free(op);
+	kfree(buf);
+	return ret;
+}
+
+int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
+			    size_t count)
+{
+	return purlin_resv_state_set(ns, page, count, false);
+}
+
+/*
+ * resv_file: an absolute path (not a directory's: no trailing '/', no
+ * final "." or ".."), or "" for none.  Caller holds ns->enable_lock, the
+ * namespace is disabled.
+ */
+int purlin_resv_set_file(struct purlin_ns *ns, const char *path)
+{
+	struct purlin_resv *resv = &ns->resv;
+	const char *base = strrchr(path, '/');
+	char *copy = NULL;
+
+	lockdep_assert_held(&ns->enable_lock);
+	if (*path) {
+		if (path[0] != '/' || !base[1] || !strcmp(base, "/.") ||
+		    !strcmp(base, "/..") ||
+		    strlen(path) + sizeof(".tmp") > PATH_MAX)
+			return -EINVAL;
+		/* Renaming over the namespace's own data would destroy it. */
+		if (ns->device_path && !strcmp(ns->device_path, path))
+			return -EINVAL;
+		if (!purlin_resv_file_supported())
+			return -EOPNOTSUPP;
+		copy = kstrdup(path, GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+	}
+	mutex_lock(&resv->lock);
+	kfree(resv->file);
+	resv->file = copy;
+	mutex_unlock(&resv->lock);
+	return 0;
+}
+
+/*
+ * At namespace enable (caller holds ns->enable_lock, still disabled): with
+ * reservations on and resv_file set, a file holding ptpl=1 replaces the
+ * state; no file, or one holding ptpl=0, leaves it as it is.  A file that
+ * cannot be read or is not a well-formed state fails the enable (and
+ * changes nothing), with the reason in the kernel log.
+ */
+int purlin_resv_load(struct purlin_ns *ns)
+{
+	struct purlin_resv *resv = &ns->resv;
+	const char *nqn = ns->subsys->subsysnqn;
+	ssize_t n;
+	char *buf;
+	int ret;
+
+	lockdep_assert_held(&ns->enable_lock);
+	if (!resv->enabled || !resv->file)
+		return 0;
+	buf = kmalloc(PAGE_SIZE + 1, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	n = purlin_resv_file_read(resv->file, buf, PAGE_SIZE + 1);
+	if (n == -ENOENT) {
+		pr_info("subsystem %s: namespace %u: resv_file %s does not exist yet; reservation state kept as it is\n",
+			nqn, ns->nsid, resv->file);
+		ret = 0;
+		goto out;
+	}
+	if (n < 0) {
+		ret = n;
+		pr_err("subsystem %s: namespace %u: resv_file %s: cannot read (%d)%s; not enabled\n",
+		       nqn, ns->nsid, resv->file, ret,
+		       ret == -EFBIG ? ", larger than a state can be" : "");
+		goto out;
+	}
+	ret = purlin_resv_state_set(ns, buf, n, true);
+	if (ret < 0) {
+		pr_err("subsystem %s: namespace %u: resv_file %s: %s (%d); not enabled\n",
+		       nqn, ns->nsid, resv->file,
+		       ret == -EINVAL || ret == -E2BIG ?
+		       "not a well-formed reservation state" : "cannot load",
+		       ret);
+		goto out;
+	}
+	if (ret)
+		pr_info("subsystem %s: namespace %u: resv_file %s holds ptpl=0: not loaded\n",
+			nqn, ns->nsid, resv->file);
+	else
+		pr_info("subsystem %s: namespace %u: reservation state loaded from %s (%u registrants)\n",
+			nqn, ns->nsid, resv->file, resv->nr_regs);
+	ret = 0;
+out:
 	kfree(buf);
 	return ret;
 }
@@ -1051,7 +1355,7 @@ void purlin_resv_set_enabled(struct purlin_ns *ns, bool enable)
 		/* Reservations off: their state goes. */
 		purlin_resv_free_regs(resv);
 		resv->generation = 0;
-		resv->ptpl = false;
+		WRITE_ONCE(resv->ptpl, false);
 		purlin_resv_publish(resv, &none);
 	}
 	WRITE_ONCE(resv->enabled, enable);

@@ -846,6 +846,33 @@ out:
 	return ret;
 }
 
+/*
+ * resv_file (drivers/resv.c purlin_resv_set_file()): one line, "" for
+ * none or an absolute path naming a file, not the device; only while
+ * disabled.
+ */
+static int st_resv_file(struct fake_ctx *c)
+{
+	int len = p_strip(c->val, PATH_MAX, c->out);
+	const char *base = strrchr(c->out, '/');
+	char *dev;
+	bool same;
+
+	if (len < 0 || (c->val[len] && c->val[len + 1]))
+		return -EINVAL;
+	if (ns_enabled(c->dir))
+		return -EBUSY;
+	if (!len)
+		return 0;
+	if (c->out[0] != '/' || !base[1] || !strcmp(base, "/.") || !strcmp(base, "/..") ||
+	    len + sizeof(".tmp") > PATH_MAX)
+		return -EINVAL;
+	dev = get(c->dir, "device_path");
+	same = dev && !strcmp(dev, c->out);
+	free(dev);
+	return same ? -EINVAL : 0;
+}
+
 static int st_ana_grpid(struct fake_ctx *c)
 {
 	long long v;
@@ -1397,6 +1424,7 @@ static const struct fake_attr ns_attrs[] = {
 	{ "latency", PURLIN_FAKE_LATENCY, NULL, RO, NULL },
 	{ "resv_enable", "0", NULL, RW, st_resv_enable },
 	{ "resv_state", "generation=0 type=0 ptpl=0", NULL, RW, st_resv_state },
+	{ "resv_file", "", NULL, RW, st_resv_file },
 	FAKE_QOS_ATTRS,
 	{ NULL, NULL, NULL, 0, NULL },
 };

@@ -32,7 +32,7 @@ rc_is() {
 	if [ "$got" = "$want" ]; then ok "$name"; else notok "$name (exit $got, expected $want)"; sed 's/^/# /' "$work/out"; fi
 }
 
-echo "1..28"
+echo "1..35"
 if [ -f /usr/lib/ocf/lib/heartbeat/ocf-shellfuncs ] && [ -f /usr/share/resource-agents/ra-api-1.dtd ]; then
 	ra=""
 else
@@ -92,6 +92,25 @@ rc_is 6 "purlin-config validate-all: a JSON syntax error" cfg "$work/syntax.json
 rc_is 6 "purlin-config validate-all: a value Purlin refuses (tcp)" cfg "$work/tcp.json"
 rc_is 6 "purlin-config validate-all: a namespace without uuid" cfg "$work/no-uuid.json"
 rc_is 6 "purlin-config validate-all: a namespace with a zero nguid" cfg "$work/zero-nguid.json"
+# reservations: resv_dir requires each namespace with them on to keep its
+# state file there; a state file's directory must exist on the node
+mkdir "$work/shared"
+sed 's|"device": {|"resv": { "enable": 1 }, "device": {|' "$work/good.json" > "$work/resv.json"
+sed "s|\"device\": {|\"resv\": { \"enable\": 1, \"file\": \"$work/shared/ha-1\" }, \"device\": {|" \
+	"$work/good.json" > "$work/resv-file.json"
+sed "s|$work/shared/|$work/unshared/|" "$work/resv-file.json" > "$work/resv-elsewhere.json"
+cfgr() { OCF_RESKEY_purlinctl=$tool OCF_RESKEY_config=$1 OCF_RESKEY_resv_dir=$2 \
+	"$top/ha/ocf/purlin-config" validate-all; }
+rc_is 0 "purlin-config validate-all: resv_dir, the state file in it" cfgr "$work/resv-file.json" "$work/shared"
+rc_is 6 "purlin-config validate-all: resv_dir, a namespace with reservations and no state file" \
+	cfgr "$work/resv.json" "$work/shared"
+rc_is 6 "purlin-config validate-all: resv_dir, the state file elsewhere" cfgr "$work/resv-elsewhere.json" "$work/shared/"
+rc_is 5 "purlin-config validate-all: the state file's directory missing on this node" \
+	cfgr "$work/resv-elsewhere.json" ""
+rc_is 5 "purlin-config validate-all: resv_dir missing on this node" cfgr "$work/resv-file.json" "$work/nodir"
+rc_is 6 "purlin-config validate-all: resv_dir relative" cfgr "$work/resv-file.json" "shared"
+rc_is 6 "purlin-config validate-all: a state file in a clone" env OCF_RESKEY_CRM_meta_clone_max=2 \
+	OCF_RESKEY_purlinctl=$tool OCF_RESKEY_config=$work/resv-file.json "$top/ha/ocf/purlin-config" validate-all
 ana() { OCF_RESKEY_purlinctl=$tool OCF_RESKEY_ports=$1 OCF_RESKEY_group=$2 OCF_RESKEY_unpromoted_state=$3 \
 	"$top/ha/ocf/purlin-ana" validate-all; }
 rc_is 0 "purlin-ana validate-all: ports 1,2 group 3 non-optimized" ana "1,2" 3 non-optimized
@@ -132,5 +151,5 @@ want=0
 [ -d /sys/kernel/config/purlin ] && want=5
 rc_is $want "purlin-config stop: no file, no target" env OCF_RESKEY_purlinctl=$tool \
 	OCF_RESKEY_config=$work/missing.json "$top/ha/ocf/purlin-config" stop
-[ "$n" = 28 ] || echo "# planned 28, ran $n"
+[ "$n" = 35 ] || echo "# planned 35, ran $n"
 exit $bad

@@ -697,6 +697,62 @@ static void test_restore_resv_state(void **state)
 	assert_int_equal(run_cli("clear"), 0);
 }
 
+#define RESVF_FILE(f)                                                                    \
+	"{\"subsystems\": [{\"nqn\": \"" RESV_NQN "\", \"attr\": {\"allow_any_host\": \"1\"}, " \
+	"\"namespaces\": [{\"nsid\": 1, \"device\": {\"path\": \"/dev/nullb0\"}, "             \
+	"\"resv\": {\"enable\": 1, \"file\": \"" f "\"}, \"enable\": 1}]}]}"
+
+/*
+ * The PTPL file (Purlin's resv_file, key "file" of the "resv" group) is
+ * written before enable, saves and restores to no change; a path that
+ * cannot name a file is refused before anything is touched; "" clears it.
+ */
+static void test_restore_resv_file(void **state)
+{
+	char *good = scratch_file("resvf.json", RESVF_FILE("/srv/ha/resv/ns1"));
+	char *rel = scratch_file("resvf-rel.json", RESVF_FILE("srv/ha/resv/ns1"));
+	char *dir = scratch_file("resvf-dir.json", RESVF_FILE("/srv/ha/resv/"));
+	char *none = scratch_file("resvf-none.json", RESVF_FILE(""));
+	char *saved = scratch_file("resvf-saved.json", ""), *text, *before;
+
+	(void)state;
+	assert_int_equal(run_cli("restore %s", good), 0);
+	assert_file(RESV_NS "resv_file", "/srv/ha/resv/ns1");
+	assert_file(RESV_NS "enable", "1");
+	assert_int_equal(run_cli("-v restore %s", good), 0);
+	assert_has(cli_err, "the target already matches");
+	assert_int_equal(run_cli("save %s", saved), 0);
+	text = slurp(saved);
+	assert_has(text, "\"file\": \"/srv/ha/resv/ns1\"");
+	free(text);
+	assert_int_equal(run_cli("clear"), 0);
+	assert_int_equal(run_cli("restore %s", saved), 0);
+	assert_file(RESV_NS "resv_file", "/srv/ha/resv/ns1");
+	before = tree_snapshot();
+	cfs_fail_nth(0, 0);
+	assert_int_equal(run_cli("restore %s", rel), PL_EXIT_FILE);
+	assert_has(cli_err, "resv_file");
+	assert_has(cli_err, "must be an absolute path");
+	assert_int_equal(run_cli("restore %s", dir), PL_EXIT_FILE);
+	assert_has(cli_err, "must name a file");
+	assert_int_equal(cfs_mutations(), 0);
+	text = tree_snapshot();
+	assert_string_equal(before, text);
+	free(text);
+	free(before);
+	/* cleared: the namespace is disabled for the write and enabled again */
+	assert_int_equal(run_cli("restore %s", none), 0);
+	assert_file(RESV_NS "resv_file", "");
+	assert_file(RESV_NS "enable", "1");
+	/* the command line: resv-file, checked the same way */
+	assert_int_equal(run_cli("ns set " RESV_NQN " 1 resv-file /srv/ha/resv/ns1b"), 0);
+	assert_file(RESV_NS "resv_file", "/srv/ha/resv/ns1b");
+	assert_file(RESV_NS "enable", "1");
+	assert_int_equal(run_cli("ns set " RESV_NQN " 1 resv-file relative"), PL_EXIT_USAGE);
+	assert_file(RESV_NS "resv_file", "/srv/ha/resv/ns1b");
+	assert_int_equal(run_cli("clear"), 0);
+}
+
 /* Port 1 with polled queues on CPUs cpus, then more ports. */
 #define POLL_PORT(cpus, more)                                                            \
 	"{\"ports\": [{\"portid\": 1, \"addr\": {\"trtype\": \"rdma\", \"adrfam\": \"ipv4\", "  \
@@ -1062,6 +1118,7 @@ int main(void)
 		T(test_restore_skips_missing_attributes),
 		T(test_restore_poll_params),
 		T(test_restore_resv_state),
+		T(test_restore_resv_file),
 		T(test_dry_run_restore),
 		T(test_restore_links_to_live_objects),
 		T(test_restore_moves_cntlid_range),

@@ -283,6 +283,10 @@ static void test_enums_and_path(void **state)
 	CHECK(pl_check_path,
 	      { "/dev/nullb0", true }, { "/var/lib/x.img", true }, { "dev/nullb0", false },
 	      { "", false }, { "/dev/a\nb", false });
+	CHECK(pl_check_resv_file,
+	      { "", true }, { "/srv/ha/resv/ns1", true }, { "/x", true }, { "/a/.b", true },
+	      { "srv/ns1", false }, { "/srv/ha/", false }, { "/", false }, { "/srv/.", false },
+	      { "/srv/..", false }, { "/srv/a\nb", false });
 }
 
 static void test_address(void **state)

@@ -101,7 +101,9 @@ bool pl_attr_empty_is_value(enum pl_type type, const char *file)
 {
 	const struct pl_attr_spec *spec = pl_attr_spec(type, file);
 
-	return spec && spec->cmp == PL_CMP_CPUS;
+	/* An empty CPU list, or no resv_file: values that clear, not "unset". */
+	return spec && (spec->cmp == PL_CMP_CPUS ||
+			(type == PL_NS && !strcmp(file, "resv_file")));
 }
 
 bool pl_attr_equal(enum pl_type type, const char *file, const char *a, const char *b)

@@ -13,6 +13,7 @@ static const struct pl_kw ns_kws[] = {
 	{ "ana-grpid", "ana_grpid", NULL, NULL },
 	{ "buffered-io", "buffered_io", pl_parse_bool, NULL },
 	{ "resv", "resv_enable", pl_parse_bool, NULL },
+	{ "resv-file", "resv_file", NULL, NULL },
 	{ "qos-iops", "qos_iops", NULL, NULL },
 	{ "qos-bps", "qos_bps", NULL, NULL },
 	{ "qos-burst-ms", "qos_burst_ms", NULL, NULL },

@@ -125,6 +125,8 @@ static const struct pl_attr_spec ns_attrs[] = {
 	{ "resv_enable", pl_check_bool, PL_CMP_NUM, false },
 	/* Purlin's: written once reservations are on, before enable. */
 	{ "resv_state", pl_check_resv_state, PL_CMP_STR, false },
+	/* Purlin's: where a PTPL state is kept; read at enable. */
+	{ "resv_file", pl_check_resv_file, PL_CMP_STR, false },
 	{ "ana_grpid", pl_check_grpid, PL_CMP_NUM, true },
 	QOS_ATTRS,
 	{ "enable", pl_check_bool, PL_CMP_NUM, true },
@@ -260,7 +262,7 @@ bool pl_attr_purlin_only(enum pl_type type, const char *file)
 	for (size_t i = 0; type == PL_PORT && i < ARRAY_SIZE(port_own); i++)
 		if (!strcmp(port_own[i], file))
 			return true;
-	if (type == PL_NS && !strcmp(file, "resv_state"))
+	if (type == PL_NS && (!strcmp(file, "resv_state") || !strcmp(file, "resv_file")))
 		return true;
 	/* Limits per tenant: the "qos" group of hosts and namespaces. */
 	return (type == PL_HOST || type == PL_NS) && !strncmp(file, "qos_", 4);

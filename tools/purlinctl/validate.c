@@ -288,6 +288,26 @@ const char *pl_check_path(const char *s)
 	return NULL;
 }
 
+/*
+ * A namespace's resv_file (configfs.md): "" for none, else an absolute path
+ * naming a file (no trailing '/', no final "." or ".."), with room for the
+ * ".tmp" the kernel writes beside it.
+ */
+const char *pl_check_resv_file(const char *s)
+{
+	const char *base = strrchr(s, '/');
+
+	if (!*s)
+		return NULL;
+	if (s[0] != '/' || strchr(s, '\n'))
+		return "must be an absolute path, or empty for none";
+	if (strlen(s) + sizeof(".tmp") > PATH_MAX)
+		return "is too long (the kernel writes PATH.tmp beside it)";
+	if (!base[1] || !strcmp(base, "/.") || !strcmp(base, "/.."))
+		return "must name a file, not a directory";
+	return NULL;
+}
+
 static bool in_set(const char *s, const char *const *set)
 {
 	for (; *set; set++)

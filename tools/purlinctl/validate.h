@@ -46,6 +46,7 @@ const char *pl_check_cntlid(const char *s);
 const char *pl_check_qid_max(const char *s);
 const char *pl_check_ieee_oui(const char *s);
 const char *pl_check_path(const char *s);
+const char *pl_check_resv_file(const char *s);
 
 const char *pl_check_trtype(const char *s);
 const char *pl_check_adrfam(const char *s);

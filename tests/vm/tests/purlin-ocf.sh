@@ -15,7 +15,12 @@
 # flip the ANA state the stock host's path shows (inaccessible or
 # non-optimized <-> optimized), monitor says 8 promoted, 0 unpromoted, 9
 # when the promoted group was changed behind its back, 7 after stop.
-# timeout: 400
+# Reservations carried over: with resv_dir and a namespace whose resv.file
+# is there, a host's PTPL registration and reservation are in the file;
+# stop, module unloaded (all state gone, as on the node taking over),
+# start: the host's Reservation Report shows them again; monitor says
+# failed (1) while the shared directory is read-only.
+# timeout: 460
 
 export OCF_ROOT=/usr/lib/ocf
 RA=$OCF_ROOT/resource.d/purlin
@@ -143,6 +148,61 @@ expect_rc 0 "stop, device gone" cfg stop
 gone || fail "stop left objects"
 nullblk_destroy ocfnb
 nullblk_create ocfnb 64 > /dev/null
+
+# --- reservations carried over by the state file ----------------------------
+SHARED=/mnt/ocf-shared
+RCONF=/tmp/ocf-resv.json
+mkdir -p $SHARED
+mount -t tmpfs -o size=1m shared $SHARED
+# (a state in the file is a snapshot: the state file's wins at enable, and
+# monitor does not compare the hosts' reservations with it)
+sed "s|{ \"nsid\": 2, \"enable\": 1,|{ \"nsid\": 2, \"enable\": 1, \"resv\": { \"enable\": 1, \"file\": \"$SHARED/ns2\", \"state\": \"generation=0 type=0 ptpl=0\" },|" \
+	$CONF > $RCONF
+grep -q "\"file\": \"$SHARED/ns2\"" $RCONF || fail "no resv.file in $RCONF"
+rcfg() { cfg "$@" OCF_RESKEY_config=$RCONF OCF_RESKEY_resv_dir=$SHARED; }
+expect_rc 0 "validate-all, resv_dir" rcfg validate-all
+expect_rc 6 "validate-all, a state file in a clone" rcfg validate-all OCF_RESKEY_CRM_meta_clone_max=2
+expect_rc 0 "start, reservations on" rcfg start
+[ "$(cat $S/namespaces/2/resv_file)" = $SHARED/ns2 ] || fail "resv_file: $(cat $S/namespaces/2/resv_file)"
+# (namespace 2's own device: with two namespaces the host refuses I/O
+# commands on the controller's)
+nvme_connect $NQN > /dev/null
+wait_for "nvme_dev_for $NQN 2"
+c=$(nvme_dev_for $NQN 2)
+nvme resv-register $c -n 2 --nrkey=0x77 --rrega=0 --cptpl=3 > /dev/null || fail "register, CPTPL=3"
+nvme resv-acquire $c -n 2 --crkey=0x77 --rtype=1 --racqa=0 > /dev/null || fail "acquire"
+cmp -s $S/namespaces/2/resv_state $SHARED/ns2 || fail "the state file is not the state"
+expect_rc 0 "monitor, the hosts' reservation differs from the file's snapshot" rcfg monitor
+nvme disconnect-all > /dev/null
+wait_for "! nvme_dev_for $NQN"
+expect_rc 0 "stop, reservations on" rcfg stop
+gone || fail "stop left objects"
+# all in-memory state gone, as on the node that takes over
+rmmod purlin
+expect_rc 0 "start on the node taking over" rcfg start
+cmp -s $S/namespaces/2/resv_state $SHARED/ns2 || fail "the state did not come back"
+# (namespace 2's own device: with two namespaces the host refuses I/O
+# commands on the controller's)
+nvme_connect $NQN > /dev/null
+wait_for "nvme_dev_for $NQN 2"
+c=$(nvme_dev_for $NQN 2)
+nvme resv-report $c -n 2 -e -d 63 -o binary > rep.bin || fail "resv-report"
+# u OFF SIZE: unsigned little-endian field of rep.bin
+u() { od -An -t u$2 -j $1 -N $2 rep.bin | tr -d ' '; }
+[ "$(u 4 1)" = 1 ] && [ "$(u 5 2)" = 1 ] && [ "$(u 9 1)" = 1 ] &&
+	[ "$(u 72 8)" = 119 ] && [ "$(u 66 1)" = 1 ] ||
+	fail "after the failover: rtype $(u 4 1) regctl $(u 5 2) ptpls $(u 9 1) rkey $(u 72 8) rcsts $(u 66 1)"
+log "reservation carried over: Write Exclusive, key 0x77, held"
+mount -o remount,ro $SHARED
+expect_rc 1 "monitor, shared directory read-only" rcfg monitor
+grep -q "not writable" /tmp/ocf.out || { cat /tmp/ocf.out; fail "reason"; }
+mount -o remount,rw $SHARED
+expect_rc 0 "monitor, writable again" rcfg monitor
+nvme disconnect-all > /dev/null
+wait_for "! nvme_dev_for $NQN"
+expect_rc 0 "stop" rcfg stop
+gone || fail "stop left objects"
+umount $SHARED
 
 # --- ANA -------------------------------------------------------------------
 expect_rc 0 "start" cfg start

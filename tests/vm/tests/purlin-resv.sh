@@ -34,26 +34,8 @@ purlin_port 2 4421
 purlin_link 1 $NQN
 purlin_link 2 $NQN
 
-# ctrl_of_host HOSTNQN: the host's controller (/dev/nvmeX) for NQN.
-ctrl_of_host() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ "$(cat $c/subsysnqn 2>/dev/null)" = $NQN ] || continue
-		[ "$(cat $c/hostnqn)" = "$1" ] || continue
-		[ "$(cat $c/state)" = live ] || continue
-		echo /dev/$(basename $c)
-		return 0
-	done
-	return 1
-}
-
-# connect_as HOSTNQN HOSTID SVC (a second connection to the same address
-# and subsystem needs another port: nvme-cli takes it for a duplicate).
-connect_as() {
-	nvme connect -t rdma -a $TRADDR -s $3 -n $NQN --hostnqn=$1 \
-		--hostid=$2 --nr-io-queues=1 > /dev/null
-	wait_for "ctrl_of_host $1" 100
-}
+# ctrl_of_host, connect_as, report, rd, wr ...
+. /tests/resv-lib.sh
 connect_as $HOST_A $ID_A 4420
 connect_as $HOST_B $ID_B 4421
 A=$(ctrl_of_host $HOST_A)
@@ -73,24 +55,7 @@ nvme id-ns $A -n 1 > idns.txt
 [ "$(idfield nmic < idns.txt)" = 0x1 ] || fail "id-ns nmic $(idfield nmic < idns.txt)"
 
 # ---- helpers -------------------------------------------------------------
-# u DEV-FILE OFF SIZE: unsigned little-endian field of a binary file
-u() { od -An -t u$3 -j $2 -N $3 "$1" | tr -d ' '; }
-# report CTRL: Reservation Report (extended) into rep.bin
-report() { nvme resv-report $1 -n 1 -e -d 63 -o binary > rep.bin; }
-# reg_field I OFF SIZE: field of registered controller entry I of rep.bin
-reg_field() { u rep.bin $((64 + $1 * 64 + $2)) $3; }
-# hostid_at I: the host ID of entry I, as a UUID
-hostid_at() {
-	od -An -t x1 -j $((64 + $1 * 64 + 16)) -N 16 rep.bin | tr -d ' \n' |
-		sed 's/\(........\)\(....\)\(....\)\(....\)\(.*\)/\1-\2-\3-\4-\5/'
-}
-register() { nvme resv-register $1 -n 1 "${@:2}" > /dev/null; }
-acquire() { nvme resv-acquire $1 -n 1 "${@:2}" > /dev/null; }
-release() { nvme resv-release $1 -n 1 "${@:2}" > /dev/null; }
 head -c 512 /dev/urandom > blk.bin
-# rd/wr CTRL: read/write LBA 0 through CTRL (nvme-cli's status on stderr)
-rd() { nvme io-passthru $1 -n 1 --opcode=0x02 -l 512 -r --cdw12=0 -b > /dev/null; }
-wr() { nvme io-passthru $1 -n 1 --opcode=0x01 -l 512 -w -i blk.bin --cdw12=0 > /dev/null; }
 # access CTRL READ WRITE: ok or conflict for each
 access() {
 	local what

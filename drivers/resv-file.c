@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Persist Through Power Loss to disk: the file a namespace's resv_file
+ * names holds its reservation state in the resv_state text form
+ * (Documentation/configfs.md).  This file only moves bytes; resv.c decides
+ * when (see purlin_resv_persist() there).
+ *
+ * A write is atomic and durable: the text goes to "<file>.tmp" (created
+ * 0600, truncated), which is fsynced and renamed over <file>; then the
+ * directory is fsynced.  After a crash <file> holds the old state or the
+ * new one, whole; a "<file>.tmp" left behind is never read.  Writes run on
+ * purlin_io_wq (reservation commands, Set Features Reservation
+ * Persistence), never in a transport's completion or polling context.
+ */
+#define pr_fmt(fmt) "purlin: " fmt
+
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/slab.h>
+
+#include "purlin.h"
+
+/*
+ * Rename <dir>/<from> over <dir>/<to>.  dir is a directory's path with its
+ * mount; the caller holds write access to the mount.
+ */
+static int purlin_rename_in(const struct path *dir, const char *from,
+			    const char *to)
+{
+#ifdef HAVE_START_RENAMING
+	struct qstr q_from = QSTR_INIT(from, strlen(from));
+	struct qstr q_to = QSTR_INIT(to, strlen(to));
+	struct renamedata rd = {};
+	int ret;
+
+	rd.mnt_idmap = mnt_idmap(dir->mnt);
+	rd.old_parent = dir->dentry;
+	rd.new_parent = dir->dentry;
+	ret = start_renaming(&rd, 0, &q_from, &q_to);
+	if (ret)
+		return ret;
+	ret = vfs_rename(&rd);
+	end_renaming(&rd);
+	return ret;
+#elif defined(HAVE_RENAMEDATA_MNT_IDMAP) || defined(HAVE_RENAMEDATA_MNT_USERNS)
+	struct renamedata rd = {};
+	struct dentry *old, *new;
+	int ret;
+
+	/* One directory: lock_rename() locks it and returns no trap. */
+	lock_rename(dir->dentry, dir->dentry);
+	old = lookup_one_len(from, dir->dentry, strlen(from));
+	ret = PTR_ERR_OR_ZERO(old);
+	if (ret)
+		goto unlock;
+	ret = -ENOENT;
+	if (d_is_negative(old))
+		goto put_old;
+	new = lookup_one_len(to, dir->dentry, strlen(to));
+	ret = PTR_ERR_OR_ZERO(new);
+	if (ret)
+		goto put_old;
+#ifdef HAVE_RENAMEDATA_MNT_IDMAP
+	rd.old_mnt_idmap = mnt_idmap(dir->mnt);
+	rd.new_mnt_idmap = mnt_idmap(dir->mnt);
+#else
+	rd.old_mnt_userns = mnt_user_ns(dir->mnt);
+	rd.new_mnt_userns = mnt_user_ns(dir->mnt);
+#endif
+	rd.old_dir = d_inode(dir->dentry);
+	rd.new_dir = d_inode(dir->dentry);
+	rd.old_dentry = old;
+	rd.new_dentry = new;
+	ret = vfs_rename(&rd);
+	dput(new);
+put_old:
+	dput(old);
+unlock:
+	unlock_rename(dir->dentry, dir->dentry);
+	return ret;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+/* resv_file cannot be used on this kernel (no rename API the probes know). */
+bool purlin_resv_file_supported(void)
+{
+#if defined(HAVE_START_RENAMING) || defined(HAVE_RENAMEDATA_MNT_IDMAP) || \
+	defined(HAVE_RENAMEDATA_MNT_USERNS)
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* Write len bytes of buf to a new file at path, fsynced. */
+static int purlin_write_new(const char *path, const char *buf, size_t len)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	int ret;
+
+	f = filp_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		      O_LARGEFILE, 0600);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	ret = -EINVAL;
+	if (!S_ISREG(file_inode(f)->i_mode))
+		goto close;
+	n = kernel_write(f, buf, len, &pos);
+	ret = n < 0 ? n : n != len ? -EIO : 0;
+	if (!ret)
+		ret = vfs_fsync(f, 0);
+close:
+	filp_close(f, NULL);
+	return ret;
+}
+
+/* The directory part of path (an absolute path not ending in '/'). */
+static char *purlin_dirname(const char *path, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+
+	*base = slash + 1;
+	if (slash == path)
+		return kstrdup("/", GFP_KERNEL);
+	return kstrndup(path, slash - path, GFP_KERNEL);
+}
+
+/*
+ * Replace the file at path with buf, atomically and durably (see the top
+ * of this file).  On an error path's old content is left as it was.
+ */
+int purlin_resv_file_write(const char *path, const char *buf, size_t len)
+{
+	const char *base;
+	char *tmp, *dir;
+	struct path dpath;
+	struct file *d;
+	int ret;
+
+	tmp = kasprintf(GFP_KERNEL, "%s.tmp", path);
+	dir = purlin_dirname(path, &base);
+	ret = -ENOMEM;
+	if (!tmp || !dir)
+		goto out;
+	ret = purlin_write_new(tmp, buf, len);
+	if (ret)
+		goto out;
+	ret = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &dpath);
+	if (ret)
+		goto out;
+	ret = mnt_want_write(dpath.mnt);
+	if (!ret) {
+		ret = purlin_rename_in(&dpath, strrchr(tmp, '/') + 1, base);
+		mnt_drop_write(dpath.mnt);
+	}
+	path_put(&dpath);
+	if (ret)
+		goto out;
+	/* The rename itself is durable once the directory is. */
+	d = filp_open(dir, O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(d)) {
+		ret = PTR_ERR(d);
+		goto out;
+	}
+	ret = vfs_fsync(d, 0);
+	/* A file system whose directories have no fsync: as durable as it gets. */
+	if (ret == -EINVAL)
+		ret = 0;
+	filp_close(d, NULL);
+out:
+	kfree(dir);
+	kfree(tmp);
+	return ret;
+}
+
+/*
+ * Read the regular file at path into buf (size bytes, NUL added, so at
+ * most size - 1 of text).  Returns the length, -ENOENT when there is no
+ * file, -EFBIG when it holds more than fits, or another error.
+ */
+ssize_t purlin_resv_file_read(const char *path, char *buf, size_t size)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open(path, O_RDONLY | O_LARGEFILE, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = -EINVAL;
+	if (!S_ISREG(file_inode(f)->i_mode))
+		goto close;
+	n = kernel_read(f, buf, size, &pos);
+	if (n == size)
+		n = -EFBIG;
+	else if (n >= 0)
+		buf[n] = '\0';
+close:
+	filp_close(f, NULL);
+	return n;
+}

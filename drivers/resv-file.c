@@ -103,8 +103,12 @@ static int purlin_write_new(const char *path, const char *buf, size_t len)
 	ssize_t n;
 	int ret;
 
+	/*
+	 * O_NONBLOCK: a FIFO someone put at path must not block the open
+	 * (with resv->lock held) until a reader comes; it is refused below.
+	 */
 	f = filp_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-		      O_LARGEFILE, 0600);
+		      O_NONBLOCK | O_LARGEFILE, 0600);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	ret = -EINVAL;
@@ -194,7 +198,8 @@ ssize_t purlin_resv_file_read(const char *path, char *buf, size_t size)
 	loff_t pos = 0;
 	ssize_t n;
 
-	f = filp_open(path, O_RDONLY | O_LARGEFILE, 0);
+	/* O_NONBLOCK: a FIFO at path is refused, not waited on. */
+	f = filp_open(path, O_RDONLY | O_NONBLOCK | O_LARGEFILE, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	n = -EINVAL;

@@ -520,7 +520,7 @@ static void purlin_execute_set_features(struct purlin_req *req)
 			status = NVME_SC_INVALID_FIELD | PURLIN_DNR;
 			break;
 		}
-		/* It may write resv_file: completed from purlin_io_wq. */
+		/* It may write resv_file: completed from purlin_resv_wq. */
 		purlin_resv_set_ptpl(req);
 		return;
 	default:

@@ -17,6 +17,7 @@ MODULE_PARM_DESC(data_pool_mb,
 struct workqueue_struct *purlin_wq;
 /* Blocking back-end work (file back end); never waits on purlin_wq. */
 struct workqueue_struct *purlin_io_wq;
+struct workqueue_struct *purlin_resv_wq;
 /*
  * Authentication messages (auth.c): Diffie-Hellman takes long, and a peer
  * that has not authenticated must not delay keep-alive or teardown work.
@@ -70,11 +71,20 @@ static int __init purlin_init(void)
 				       0);
 	if (!purlin_io_wq)
 		goto destroy_wq;
+	/*
+	 * Reservation commands: they wait on resv->lock, held across a
+	 * resv_file write, so a host sending many must not hold up the I/O
+	 * on purlin_io_wq.  Queue teardown waits for them: a rescuer.
+	 */
+	purlin_resv_wq = alloc_workqueue("purlin_resv",
+					 WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!purlin_resv_wq)
+		goto destroy_io_wq;
 	/* Queue teardown (on purlin_wq) waits for its requests: a rescuer. */
 	purlin_auth_wq = alloc_workqueue("purlin_auth",
 					 WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!purlin_auth_wq)
-		goto destroy_io_wq;
+		goto destroy_resv_wq;
 	purlin_ctrl_wq = alloc_ordered_workqueue("purlin_ctrl", 0);
 	if (!purlin_ctrl_wq)
 		goto destroy_auth_wq;
@@ -99,6 +109,8 @@ destroy_ctrl_wq:
 	destroy_workqueue(purlin_ctrl_wq);
 destroy_auth_wq:
 	destroy_workqueue(purlin_auth_wq);
+destroy_resv_wq:
+	destroy_workqueue(purlin_resv_wq);
 destroy_io_wq:
 	destroy_workqueue(purlin_io_wq);
 destroy_wq:
@@ -115,6 +127,7 @@ static void __exit purlin_exit(void)
 	purlin_subsys_put(purlin_disc_subsys);
 	destroy_workqueue(purlin_ctrl_wq);
 	destroy_workqueue(purlin_auth_wq);
+	destroy_workqueue(purlin_resv_wq);
 	destroy_workqueue(purlin_io_wq);
 	destroy_workqueue(purlin_wq);
 	purlin_bufpool_exit();

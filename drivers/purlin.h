@@ -77,6 +77,7 @@ enum purlin_cq_mode {
 extern struct rw_semaphore purlin_cfg_sem;
 extern struct workqueue_struct *purlin_wq;
 extern struct workqueue_struct *purlin_io_wq;
+extern struct workqueue_struct *purlin_resv_wq;
 extern struct workqueue_struct *purlin_auth_wq;
 extern struct workqueue_struct *purlin_ctrl_wq;
 
@@ -829,7 +830,8 @@ void purlin_resv_set_ptpl(struct purlin_req *req);
 
 /* resv-file.c */
 bool purlin_resv_file_supported(void);
-int purlin_resv_file_write(const char *path, const char *buf, size_t len);
+int purlin_resv_file_write(const char *path, const char *buf, size_t len,
+			   bool *replaced);
 ssize_t purlin_resv_file_read(const char *path, char *buf, size_t size);
 
 u16 purlin_resv_check_counted(struct purlin_req *req);

@@ -9,7 +9,7 @@
  * 0600, truncated), which is fsynced and renamed over <file>; then the
  * directory is fsynced.  After a crash <file> holds the old state or the
  * new one, whole; a "<file>.tmp" left behind is never read.  Writes run on
- * purlin_io_wq (reservation commands, Set Features Reservation
+ * purlin_resv_wq (reservation commands, Set Features Reservation
  * Persistence), never in a transport's completion or polling context.
  */
 #define pr_fmt(fmt) "purlin: " fmt
@@ -103,8 +103,12 @@ static int purlin_write_new(const char *path, const char *buf, size_t len)
 	ssize_t n;
 	int ret;
 
+	/*
+	 * O_NONBLOCK: a FIFO someone put at path must not block the open
+	 * (with resv->lock held) until a reader comes; it is refused below.
+	 */
 	f = filp_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-		      O_LARGEFILE, 0600);
+		      O_NONBLOCK | O_LARGEFILE, 0600);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	ret = -EINVAL;
@@ -132,9 +136,12 @@ static char *purlin_dirname(const char *path, const char **base)
 
 /*
  * Replace the file at path with buf, atomically and durably (see the top
- * of this file).  On an error path's old content is left as it was.
+ * of this file).  On an error path's old content is left as it was, unless
+ * *replaced says the rename was done (only the directory's fsync failed):
+ * then path holds buf, maybe not durably.
  */
-int purlin_resv_file_write(const char *path, const char *buf, size_t len)
+int purlin_resv_file_write(const char *path, const char *buf, size_t len,
+			   bool *replaced)
 {
 	const char *base;
 	char *tmp, *dir;
@@ -142,6 +149,7 @@ int purlin_resv_file_write(const char *path, const char *buf, size_t len)
 	struct file *d;
 	int ret;
 
+	*replaced = false;
 	tmp = kasprintf(GFP_KERNEL, "%s.tmp", path);
 	dir = purlin_dirname(path, &base);
 	ret = -ENOMEM;
@@ -161,6 +169,7 @@ int purlin_resv_file_write(const char *path, const char *buf, size_t len)
 	path_put(&dpath);
 	if (ret)
 		goto out;
+	*replaced = true;
 	/* The rename itself is durable once the directory is. */
 	d = filp_open(dir, O_RDONLY | O_DIRECTORY, 0);
 	if (IS_ERR(d)) {
@@ -189,7 +198,8 @@ ssize_t purlin_resv_file_read(const char *path, char *buf, size_t size)
 	loff_t pos = 0;
 	ssize_t n;
 
-	f = filp_open(path, O_RDONLY | O_LARGEFILE, 0);
+	/* O_NONBLOCK: a FIFO at path is refused, not waited on. */
+	f = filp_open(path, O_RDONLY | O_NONBLOCK | O_LARGEFILE, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	n = -EINVAL;

@@ -8,7 +8,7 @@
  * Registrants are hosts, keyed by the 128-bit Host Identifier each
  * controller got from its Connect: every controller of one host shares the
  * host's registration.  The state (struct purlin_resv) changes only under
- * its mutex, from reservation commands (run on purlin_io_wq) and configfs.
+ * its mutex, from reservation commands (run on purlin_resv_wq) and configfs.
  * The I/O path never takes that mutex: after every change the state is
  * copied into an immutable snapshot published with RCU, NULL while no
  * reservation is held, so an I/O command to a namespace without a
@@ -26,7 +26,7 @@
  * Persist Through Power Loss to disk: with resv_file set, a change made
  * while the PTPL state is 1 (or that turns it from 1 to 0) is written to
  * that file (resv-file.c) before the command that made it completes.  The
- * write happens under resv->lock on purlin_io_wq, after the change is made
+ * write happens under resv->lock on purlin_resv_wq, after the change is made
  * in memory and before it is published to the I/O path or its notices are
  * sent; when it fails the change is undone (struct purlin_resv_undo, taken
  * before it, with the registrants it removed kept aside until then) and
@@ -654,18 +654,42 @@ static u16 purlin_resv_file_status(struct purlin_ns *ns, int err)
 /*
  * Write the state to resv_file if it must be kept: PTPL is 1 now, or was
  * before the change (then the file gets ptpl=0, which enable never loads).
- * Caller holds resv->lock; text is a page.
+ * Caller holds resv->lock; text is a page.  *replaced: see
+ * purlin_resv_file_write().
  */
 static int purlin_resv_persist(struct purlin_resv *resv, char *text,
-			       bool was_ptpl)
+			       bool was_ptpl, bool *replaced)
 {
 	ssize_t n;
 
 	lockdep_assert_held(&resv->lock);
+	*replaced = false;
 	if (!resv->file || (!was_ptpl && !resv->ptpl))
 		return 0;
 	n = purlin_resv_format(resv, text);
-	return purlin_resv_file_write(resv->file, text, n);
+	return purlin_resv_file_write(resv->file, text, n, replaced);
+}
+
+/*
+ * A write failed after its rename (the directory's fsync): the file holds
+ * the change that was refused and undone.  Put the undone state back in
+ * it, as far as the file system still lets us, so that an enable does not
+ * load a change no host was told of.  Caller holds resv->lock.
+ */
+static void purlin_resv_persist_undone(struct purlin_ns *ns, char *text)
+{
+	struct purlin_resv *resv = &ns->resv;
+	bool replaced;
+	ssize_t n;
+	int err;
+
+	lockdep_assert_held(&resv->lock);
+	n = purlin_resv_format(resv, text);
+	err = purlin_resv_file_write(resv->file, text, n, &replaced);
+	if (err)
+		pr_err_ratelimited("subsystem %s: namespace %u: resv_file %s may hold a refused change (%d)\n",
+				   ns->subsys->subsysnqn, ns->nsid,
+				   resv->file, err);
 }
 
 /* Register, Acquire and Release: read the keys, change, tell, complete. */
@@ -728,11 +752,15 @@ static void purlin_resv_change_work(struct work_struct *w)
 			 PURLIN_RESV_ACTION(cdw10) != PURLIN_RACQA_ACQUIRE)))
 		resv->generation++;
 	if (!status && resv->file) {
-		int err = purlin_resv_persist(resv, op->text, op->undo.ptpl);
+		bool replaced;
+		int err = purlin_resv_persist(resv, op->text, op->undo.ptpl,
+					      &replaced);
 
 		if (err) {
 			purlin_resv_undo(resv, op);
 			status = purlin_resv_file_status(ns, err);
+			if (replaced)
+				purlin_resv_persist_undone(ns, op->text);
 		}
 	}
 	if (!status)
@@ -825,12 +853,12 @@ static void purlin_execute_resv(struct purlin_req *req)
 		INIT_WORK(&req->work, purlin_resv_report_work);
 	else
 		INIT_WORK(&req->work, purlin_resv_change_work);
-	queue_work(purlin_io_wq, &req->work);
+	queue_work(purlin_resv_wq, &req->work);
 }
 
 /*
  * A reservation command to req->ns (found, ANA-accessible).  They wait on
- * a mutex and allocate, so they run on purlin_io_wq, never in the
+ * a mutex and allocate, so they run on purlin_resv_wq, never in the
  * transport's receive or polling context.
  */
 u16 purlin_parse_resv(struct purlin_req *req)
@@ -988,7 +1016,7 @@ u16 purlin_resv_set_features(struct purlin_req *req, u8 fid)
 	return 0;
 }
 
-/* Set Features Reservation Persistence, on purlin_io_wq: it may write. */
+/* Set Features Reservation Persistence, on purlin_resv_wq: it may write. */
 static void purlin_resv_ptpl_work(struct work_struct *w)
 {
 	struct purlin_req *req = container_of(w, struct purlin_req, work);
@@ -997,7 +1025,7 @@ static void purlin_resv_ptpl_work(struct work_struct *w)
 	bool ptpl = le32_to_cpu(req->cmd->common.cdw11) & 1;
 	char *text = NULL;
 	u16 status = 0;
-	bool was;
+	bool was, replaced;
 	int err;
 
 	if (resv->file) {
@@ -1011,10 +1039,12 @@ static void purlin_resv_ptpl_work(struct work_struct *w)
 	was = resv->ptpl;
 	if (was != ptpl) {
 		WRITE_ONCE(resv->ptpl, ptpl);
-		err = purlin_resv_persist(resv, text, was);
+		err = purlin_resv_persist(resv, text, was, &replaced);
 		if (err) {
 			WRITE_ONCE(resv->ptpl, was);
 			status = purlin_resv_file_status(ns, err);
+			if (replaced)
+				purlin_resv_persist_undone(ns, text);
 		}
 	}
 	mutex_unlock(&resv->lock);
@@ -1024,7 +1054,7 @@ static void purlin_resv_ptpl_work(struct work_struct *w)
 
 /*
  * Set Features Reservation Persistence (admin.c hands it over whole): the
- * file write it may cause runs on purlin_io_wq, not in the admin queue's
+ * file write it may cause runs on purlin_resv_wq, not in the admin queue's
  * completion context.  req->ns holds the namespace until it completes.
  */
 void purlin_resv_set_ptpl(struct purlin_req *req)
@@ -1044,7 +1074,7 @@ void purlin_resv_set_ptpl(struct purlin_req *req)
 	}
 	req->ns = ns;
 	INIT_WORK(&req->work, purlin_resv_ptpl_work);
-	queue_work(purlin_io_wq, &req->work);
+	queue_work(purlin_resv_wq, &req->work);
 }
 
 u16 purlin_resv_get_features(struct purlin_req *req, u8 fid)

@@ -10,8 +10,9 @@
 # with the same file) restores it too; a ptpl=0 file is not resurrected; a
 # malformed, oversized or unreadable file fails the enable with a reason in
 # the kernel log and changes nothing; with the file in a missing directory
-# or on a read-only file system every change fails with Internal Error
-# (DNR) and changes neither the state nor the file.
+# or on a read-only file system, or with a FIFO at PATH.tmp, every change
+# fails with Internal Error (DNR) and changes neither the state nor the
+# file; a FIFO as the file fails the enable.
 # timeout: 300
 
 NQN=nqn.2026-12.io.purlin.test:ptpl
@@ -279,6 +280,22 @@ echo 1 > $N/enable || fail "enable with the file on a read-only file system"
 connect
 kmark read-only
 wfail read-only
+# a FIFO at PATH or PATH.tmp: refused at once, never waited on
+disconnect
+echo 0 > $N/enable
+W=$D/fifo
+mkfifo $W
+echo $W > $N/resv_file
+expect_fail sh -c "echo 1 > $N/enable"
+[ "$(cat $N/enable)" = 0 ] || fail "enabled with a FIFO as resv_file"
+rm $W
+cp $F $W
+mkfifo $W.tmp
+echo 1 > $N/enable || fail "enable with a FIFO at $W.tmp"
+connect
+kmark fifo
+wfail fifo
+rm $W.tmp
 # the original file, still good, takes changes again
 disconnect
 echo 0 > $N/enable

@@ -187,12 +187,8 @@ out:
 	return ret;
 }
 
-/*
- * Read the regular file at path into buf (size bytes, NUL added, so at
- * most size - 1 of text).  Returns the length, -ENOENT when there is no
- * file, -EFBIG when it holds more than fits, or another error.
- */
-ssize_t purlin_resv_file_read(const char *path, char *buf, size_t size)
+static ssize_t purlin_resv_file_read_now(const char *path, char *buf,
+					 size_t size)
 {
 	struct file *f;
 	loff_t pos = 0;
@@ -213,4 +209,45 @@ ssize_t purlin_resv_file_read(const char *path, char *buf, size_t size)
 close:
 	filp_close(f, NULL);
 	return n;
+}
+
+struct purlin_resv_read {
+	struct work_struct work;
+	const char *path;
+	char *buf;
+	size_t size;
+	ssize_t ret;
+};
+
+static void purlin_resv_read_work(struct work_struct *work)
+{
+	struct purlin_resv_read *r = container_of(work, struct purlin_resv_read,
+						  work);
+
+	r->ret = purlin_resv_file_read_now(r->path, r->buf, r->size);
+}
+
+/*
+ * Read the regular file at path into buf (size bytes, NUL added, so at
+ * most size - 1 of text).  Returns the length, -ENOENT when there is no
+ * file, -EFBIG when it holds more than fits, or another error.
+ *
+ * The read runs on purlin_resv_wq, where the writes run, so that both see
+ * the same file: a kernel worker's root, mounts and credentials, not those
+ * of whoever wrote "enable" (a service with a private /tmp or mount
+ * namespace would otherwise read one file and have another written).  The
+ * caller sleeps until it is done; the work takes none of Purlin's locks.
+ */
+ssize_t purlin_resv_file_read(const char *path, char *buf, size_t size)
+{
+	struct purlin_resv_read r = {
+		.path = path, .buf = buf, .size = size,
+	};
+
+	might_sleep();
+	INIT_WORK_ONSTACK(&r.work, purlin_resv_read_work);
+	queue_work(purlin_resv_wq, &r.work);
+	flush_work(&r.work);
+	destroy_work_on_stack(&r.work);
+	return r.ret;
 }

@@ -70,14 +70,15 @@ enum op_tag {
 
 /*
  * What the reference nvmet may or may not do, probed in the guest
- * (purlin-cfs-model.sh, probe()) on both trees; Purlin has them all.
+ * (purlin-cfs-model.sh, probe()) on both trees; Purlin has them all
+ * but "pi" (nvmet-if/-unless lines only, so Purlin's side never asks).
  * The fake's nvmet is 6.1's, which has those in fake_nvmet_features.
  */
 static const char *const features[] = {
 	"ieee_oui", "firmware", "max_queue_size", "discovery_nqn", "one_cntlid",
-	"version_1_3", "vendor_id",
+	"version_1_3", "vendor_id", "pi",
 };
-static const char *const fake_nvmet_features[] = { "version_1_3" };
+static const char *const fake_nvmet_features[] = { "version_1_3", "pi" };
 
 static bool fake_nvmet_has(const char *feature)
 {

@@ -833,6 +833,7 @@ bool purlin_resv_file_supported(void);
 int purlin_resv_file_write(const char *path, const char *buf, size_t len,
 			   bool *replaced);
 ssize_t purlin_resv_file_read(const char *path, char *buf, size_t size);
+int purlin_resv_file_hits(const char *path, struct file *data);
 
 u16 purlin_resv_check_counted(struct purlin_req *req);
 

@@ -211,6 +211,44 @@ close:
 	return n;
 }
 
+/*
+ * Whether the name path, not following a final symbolic link (as the
+ * write's open does not), is the inode data: another name or a hard link
+ * of a namespace's backing file.  A name that does not resolve is not.
+ */
+static bool purlin_names_inode(const char *path, const struct inode *data)
+{
+	struct path p;
+	bool same;
+
+	if (kern_path(path, 0, &p))
+		return false;
+	same = d_backing_inode(p.dentry) == data;
+	path_put(&p);
+	return same;
+}
+
+/*
+ * Whether a state write at path would truncate or replace the file data
+ * (a namespace's file back end): 1 when path or "<path>.tmp" names it, 0
+ * when neither does, -ENOMEM.
+ */
+int purlin_resv_file_hits(const char *path, struct file *data)
+{
+	const struct inode *inode = file_inode(data);
+	char *tmp;
+	int hit;
+
+	if (purlin_names_inode(path, inode))
+		return 1;
+	tmp = kasprintf(GFP_KERNEL, "%s.tmp", path);
+	if (!tmp)
+		return -ENOMEM;
+	hit = purlin_names_inode(tmp, inode);
+	kfree(tmp);
+	return hit;
+}
+
 struct purlin_resv_read {
 	struct work_struct work;
 	const char *path;

@@ -1285,6 +1285,20 @@ int purlin_resv_state_store(struct purlin_ns *ns, const char *page,
 }
 
 /*
+ * Whether a state write at path would truncate or rename over the
+ * namespace's device_path: path or "<path>.tmp" is that name.
+ */
+static bool purlin_resv_file_names_device(struct purlin_ns *ns,
+					  const char *path)
+{
+	const char *dev = ns->device_path;
+	size_t n = strlen(path);
+
+	return dev && (!strcmp(dev, path) ||
+		       (!strncmp(dev, path, n) && !strcmp(dev + n, ".tmp")));
+}
+
+/*
  * resv_file: an absolute path (not a directory's: no trailing '/', no
  * final "." or ".."), or "" for none.  Caller holds ns->enable_lock, the
  * namespace is disabled.
@@ -1302,7 +1316,7 @@ int purlin_resv_set_file(struct purlin_ns *ns, const char *path)
 		    strlen(path) + sizeof(".tmp") > PATH_MAX)
 			return -EINVAL;
 		/* Renaming over the namespace's own data would destroy it. */
-		if (ns->device_path && !strcmp(ns->device_path, path))
+		if (purlin_resv_file_names_device(ns, path))
 			return -EINVAL;
 		if (!purlin_resv_file_supported())
 			return -EOPNOTSUPP;
@@ -1335,6 +1349,21 @@ int purlin_resv_load(struct purlin_ns *ns)
 	lockdep_assert_held(&ns->enable_lock);
 	if (!resv->enabled || !resv->file)
 		return 0;
+	/*
+	 * device_path may have changed since resv_file was set, or name the
+	 * same file another way (a hard link, a linked directory): a state
+	 * write would then truncate the namespace's data or rename over it.
+	 */
+	ret = purlin_resv_file_names_device(ns, resv->file);
+	if (!ret && ns->backend == &purlin_file_ops)
+		ret = purlin_resv_file_hits(resv->file, ns->file);
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		pr_err("subsystem %s: namespace %u: resv_file %s (or its .tmp) is the namespace's own data %s; not enabled\n",
+		       nqn, ns->nsid, resv->file, ns->device_path);
+		return -EINVAL;
+	}
 	buf = kmalloc(PAGE_SIZE + 1, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;

@@ -4,6 +4,13 @@
 # command through one controller's character device.  They replace lib.sh's
 # ctrl_of_host and report in those tests.
 
+# The two host identities (host ID, host NQN) and Reservation Conflict.
+ID_A=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1a0a
+ID_B=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1b0b
+HOST_A=nqn.2014-08.org.nvmexpress:uuid:$ID_A
+HOST_B=nqn.2014-08.org.nvmexpress:uuid:$ID_B
+CONFLICT=0x4083
+
 # ctrl_of_host HOSTNQN: the host's live controller (/dev/nvmeX) for NQN.
 ctrl_of_host() {
 	local c

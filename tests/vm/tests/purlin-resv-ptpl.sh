@@ -12,17 +12,17 @@
 # the kernel log and changes nothing; with the file in a missing directory
 # or on a read-only file system, or with a FIFO at PATH.tmp, every change
 # fails with Internal Error (DNR) and changes neither the state nor the
-# file; a FIFO as the file fails the enable.
+# file; a FIFO as the file fails the enable; a resv_file that is the
+# namespace's own backing file, or whose .tmp is (by name or a hard link),
+# is refused.
 # timeout: 300
 
 NQN=nqn.2026-12.io.purlin.test:ptpl
 S=$PURLIN_CFS/subsystems/$NQN
 N=$S/namespaces/1
-ID_A=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1a0a
-ID_B=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1b0b
-HOST_A=nqn.2014-08.org.nvmexpress:uuid:$ID_A
-HOST_B=nqn.2014-08.org.nvmexpress:uuid:$ID_B
-CONFLICT=0x4083
+# ID_A, HOST_A, ID_B, HOST_B, CONFLICT; ctrl_of_host, connect_as, report,
+# reg_field, hostid_at, rd, wr ...
+. /tests/resv-lib.sh
 # Internal Error with DNR: the file could not be written
 WRITE_ERR=0x4006
 EMPTY="generation=0 type=0 ptpl=0"
@@ -51,8 +51,6 @@ build() {
 	purlin_link 2 $NQN
 }
 
-# ctrl_of_host, connect_as, report, reg_field, hostid_at, rd, wr ...
-. /tests/resv-lib.sh
 connect() {
 	connect_as $HOST_A $ID_A 4420
 	connect_as $HOST_B $ID_B 4421
@@ -118,6 +116,55 @@ echo > $N/resv_file
 rmdir $N
 rmdir $S
 rmmod purlin
+
+# refused NAME TEXT CHECK WHAT: enabling fails, with TEXT in the kernel log,
+# and CHECK (a command) still holds, else WHAT changed
+refused() {
+	kmark "no-$1"
+	expect_fail sh -c "echo 1 > $N/enable"
+	[ "$(cat $N/enable)" = 0 ] || fail "$1: enabled"
+	since_mark "no-$1" | grep -q "$2" ||
+		{ since_mark "no-$1"; fail "$1: no reason in the kernel log"; }
+	eval "$3" || fail "$1: $4"
+}
+
+# ---- resv_file against the namespace's own data ---------------------------
+# A state write truncates "<file>.tmp" and renames it over <file>: neither
+# may be the namespace's backing file, by its name (resv_file set before
+# or after device_path) or by another (a hard link); the data stays as it
+# was.
+IMG=/mnt/ptpl/img.tmp
+head -c 1048576 /dev/urandom > $IMG
+sum0=$(md5sum < $IMG)
+purlin_subsys $NQN
+mkdir $N
+echo $IMG > $N/device_path
+echo 1 > $N/resv_enable
+expect_fail sh -c "echo /mnt/ptpl/img > $N/resv_file"
+[ -z "$(cat $N/resv_file)" ] || fail "resv_file whose .tmp is device_path was taken"
+# selfdata NAME: enable refused, with the reason, the data untouched
+selfdata() {
+	refused "$1" "(or its .tmp) is the namespace's own data $IMG; not enabled" \
+		'[ "$(md5sum < $IMG)" = "$sum0" ]' "the namespace's data changed"
+}
+echo $dev > $N/device_path
+echo /mnt/ptpl/img > $N/resv_file
+echo $IMG > $N/device_path
+selfdata "device_path set after resv_file"
+ln $IMG $D/link.tmp
+echo $D/link > $N/resv_file
+selfdata "a hard link at resv_file.tmp"
+rm $D/link.tmp
+ln $IMG $D/link
+selfdata "a hard link at resv_file"
+rm $D/link
+echo $D/imgstate > $N/resv_file
+echo 1 > $N/enable || fail "file back end with its own resv_file not enabled"
+echo 0 > $N/enable
+rmdir $N
+rmdir $S
+rmmod purlin
+rm $IMG
 
 build $F
 # set only while the namespace is disabled
@@ -211,12 +258,8 @@ echo 0 > $N/enable
 # badfile NAME REASON: writing NAME's content ($F already holds it) makes
 # enable fail, REASON in the kernel log, the state untouched
 badfile() {
-	kmark "bad-$1"
-	expect_fail sh -c "echo 1 > $N/enable"
-	[ "$(cat $N/enable)" = 0 ] || fail "$1: enabled"
-	since_mark "bad-$1" | grep -q "namespace 1: resv_file $F: $2" ||
-		{ since_mark "bad-$1"; fail "$1: no reason in the kernel log"; }
-	cmp -s before.txt $N/resv_state || fail "$1: the state changed"
+	refused "$1" "namespace 1: resv_file $F: $2" \
+		"cmp -s before.txt $N/resv_state" "the state changed"
 }
 echo garbage > $F
 badfile garbage "not a well-formed reservation state"
@@ -251,6 +294,7 @@ wfail() {
 	expect_status $WRITE_ERR nvme resv-register $A -n 1 --crkey=0xa --nrkey=0xc --rrega=2
 	expect_status $WRITE_ERR nvme resv-acquire $A -n 1 --crkey=0xa --rtype=1 --racqa=0
 	expect_status $WRITE_ERR nvme resv-register $A -n 1 --crkey=0xa --rrega=1
+	expect_status $WRITE_ERR nvme resv-release $A -n 1 --crkey=0xa --rrela=1
 	expect_status $WRITE_ERR nvme set-feature $A -n 1 -f 0x83 -v 0
 	[ "$(ptpl_feature $A)" = 1 ] || fail "$ctx: PTPL changed by a failed Set Features"
 	cmp -s st0.txt $N/resv_state || { cat $N/resv_state; fail "$ctx: the state changed"; }

@@ -12,11 +12,9 @@
 NQN=nqn.2026-11.io.purlin.test:resv
 S=$PURLIN_CFS/subsystems/$NQN
 N=$S/namespaces/1
-ID_A=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1a0a
-ID_B=6a0d3a3e-8f1c-4c55-9d2b-5c1c9d6b1b0b
-HOST_A=nqn.2014-08.org.nvmexpress:uuid:$ID_A
-HOST_B=nqn.2014-08.org.nvmexpress:uuid:$ID_B
-CONFLICT=0x4083
+# ID_A, HOST_A, ID_B, HOST_B, CONFLICT; ctrl_of_host, connect_as, report,
+# reg_field, hostid_at, rd, wr ...
+. /tests/resv-lib.sh
 
 # every I/O takes 100 ms: the writes in flight at the preempt and abort
 # outlast its Acquire unless the Acquire waits for them
@@ -33,9 +31,6 @@ purlin_port 1 4420
 purlin_port 2 4421
 purlin_link 1 $NQN
 purlin_link 2 $NQN
-
-# ctrl_of_host, connect_as, report, rd, wr ...
-. /tests/resv-lib.sh
 connect_as $HOST_A $ID_A 4420
 connect_as $HOST_B $ID_B 4421
 A=$(ctrl_of_host $HOST_A)

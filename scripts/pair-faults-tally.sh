@@ -9,6 +9,7 @@
 # the outage phase's hang.
 #
 # usage: scripts/pair-faults-tally.sh [ROUNDS] [KVER-or-6.12]
+#   TARGETS="purlin"  run against Purlin only (default "purlin nvmet")
 # output: build/pair-faults/<stamp>/{summary,N-TARGET.log,N-TARGET.*.console,N-TARGET.pcap}
 set -uo pipefail
 
@@ -16,6 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 rounds=${1:-10}
 want=${2:-6.12}
+targets=${TARGETS:-purlin nvmet}
 K=$(scripts/kernel-fetch.sh "$want") || { echo "cannot fetch kernel $want" >&2; exit 2; }
 R=$top/build/kernels/$K
 ko=$(scripts/build-for.sh "$K" "$R/lib/modules/$K/build") || exit 2
@@ -24,7 +26,7 @@ out=$top/build/pair-faults/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 vm=$top/build/vm/$K
 for i in $(seq "$rounds"); do
-	for tgt in purlin nvmet; do
+	for tgt in $targets; do
 		app=""
 		[ $tgt = nvmet ] && app=purlin_pair_target=nvmet
 		t0=$(date +%s)
@@ -39,6 +41,6 @@ for i in $(seq "$rounds"); do
 		cp "$vm/pair/purlin-pair-faults.pcap" "$out/$i-$tgt.pcap" 2>/dev/null
 	done
 done
-for tgt in purlin nvmet; do
+for tgt in $targets; do
 	echo "$tgt: $(grep -c " $tgt pass" "$out/summary") of $rounds passed"
 done | tee -a "$out/summary"

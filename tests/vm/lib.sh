@@ -64,6 +64,14 @@ poll_until() {
 	return 1
 }
 
+# uptime_s: whole seconds since the guest booted (wall clock, unlike the
+# poll counts above).
+uptime_s() {
+	local u
+	read u _ < /proc/uptime
+	echo ${u%.*}
+}
+
 # wait_for COND-CMD [TENTHS]: poll until CMD succeeds (default 10 s, times
 # SCALE).
 wait_for() {
@@ -324,6 +332,32 @@ ctrl_of_host() {
 nvme_disconnect() {
 	nvme disconnect -n "$1" > /dev/null
 	wait_for "! nvme_dev_for $1"
+}
+
+# host_state [PID...]: where the stock host stands when it is stuck: its
+# controllers, the tasks PID (fio, nvme-cli) and every blocked task with
+# their kernel stacks, soft-RoCE's QPs and CM ids, the end of dmesg.
+host_state() {
+	local c t p
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c" ] || continue
+		echo "$(basename $c): state=$(cat $c/state 2>/dev/null) $(cat $c/address 2>/dev/null)"
+	done
+	for p in "$@"; do
+		for t in /proc/$p/task/*; do
+			[ -e "$t" ] || continue
+			echo "task $p/$(basename $t) ($(cat $t/comm 2>/dev/null)):"
+			cat $t/stack 2>/dev/null
+		done
+	done
+	for t in /proc/[0-9]*; do
+		grep -q '^State:.*D (disk sleep)' $t/status 2>/dev/null || continue
+		echo "blocked: $(basename $t) $(cat $t/comm 2>/dev/null)"
+		cat $t/stack 2>/dev/null
+	done
+	rdma resource show qp 2>/dev/null | head -n 20
+	rdma resource show cm_id 2>/dev/null | head -n 20
+	dmesg | tail -n 40
 }
 
 # idfield FIELD: value of "FIELD : value" in nvme-cli's text output.

@@ -148,16 +148,10 @@ host)
 	done
 	if kill -0 $fio_pid 2>/dev/null; then
 		log "fio still running 180 s after the link came back"
-		for c in /sys/class/nvme/nvme*; do
-			echo "$(basename $c): $(cat $c/state 2>/dev/null)"
-		done
 		cat /sys/block/$(basename $dev)/inflight 2>/dev/null
-		for t in /proc/$fio_pid/task/*; do
-			echo "fio task $(basename $t):"; cat $t/stack 2>/dev/null
-		done
+		host_state $fio_pid
 		rxe_state
 		echo w > /proc/sysrq-trigger	# blocked tasks, to the console
-		dmesg | tail -n 60
 		kill -9 $fio_pid 2>/dev/null
 		fail "the host's I/O never finished after the outage"
 	fi

@@ -33,7 +33,7 @@ target)
 	log "tear the subsystem down under the host's I/O"
 	purlin_clear	# asserts that no controller, queue or request is left
 	pair_mark teardown-done
-	pair_wait host-done 240
+	pair_wait host-done 300
 	;;
 host)
 	pair_wait target-ready
@@ -100,15 +100,17 @@ host)
 	# The host's controllers reconnect in vain and give up; end it now.
 	# Stuck: say where the host stands (within the guest's time limit).
 	# (A wall-clock limit: wait_for counts polls, which under emulation
-	# take far longer than their nominal tenth of a second.)
+	# take far longer than their nominal tenth of a second.  A reconnect
+	# attempt in progress, which the disconnect waits for, can take over a
+	# minute when the CM's requests go unanswered.)
 	nvme disconnect -n $NQN > /dev/null 2>&1 &
 	dpid=$!
-	t_end=$(($(uptime_s) + 150 * SCALE))
+	t_end=$(($(uptime_s) + 240 * SCALE))
 	while ls /sys/class/nvme/nvme* > /dev/null 2>&1 || kill -0 $fiopid 2>/dev/null; do
 		if [ $(uptime_s) -ge $t_end ]; then
-			log "the host is stuck 150 s after the teardown"
+			log "the host is stuck 240 s after the teardown"
 			host_state $dpid $fiopid
-			fail "controllers or fio still there 150 s after the subsystem went away"
+			fail "controllers or fio still there 240 s after the subsystem went away"
 		fi
 		sleep 1
 	done

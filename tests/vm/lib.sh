@@ -347,13 +347,13 @@ host_state() {
 		for t in /proc/$p/task/*; do
 			[ -e "$t" ] || continue
 			echo "task $p/$(basename $t) ($(cat $t/comm 2>/dev/null)):"
-			cat $t/stack 2>/dev/null
+			cat $t/stack 2>/dev/null || true
 		done
 	done
 	for t in /proc/[0-9]*; do
 		grep -q '^State:.*D (disk sleep)' $t/status 2>/dev/null || continue
 		echo "blocked: $(basename $t) $(cat $t/comm 2>/dev/null)"
-		cat $t/stack 2>/dev/null
+		cat $t/stack 2>/dev/null || true
 	done
 	rdma resource show qp 2>/dev/null | head -n 20
 	rdma resource show cm_id 2>/dev/null | head -n 20

@@ -26,11 +26,9 @@ recoveries() {
 		$(cat $c/rcvd_seq_err)))
 }
 
-# rxe_state: this guest's soft-RoCE as it stands (QPs, CM ids, counters).
-rxe_state() {
+# rxe_counters: this guest's soft-RoCE counters, one line.
+rxe_counters() {
 	local c
-	rdma resource show qp 2>/dev/null | head -n 20
-	rdma resource show cm_id 2>/dev/null | head -n 20
 	for c in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
 		printf '%s=%s ' "$(basename $c)" "$(cat $c)"
 	done
@@ -49,7 +47,9 @@ target_state() {
 			echo "$(basename $c): state=$(cat $c/state) queues=$(cat $c/queues) kato_ms=$(cat $c/kato_ms)"
 		done
 	fi
-	rxe_state
+	rdma resource show qp 2>/dev/null | head -n 20
+	rdma resource show cm_id 2>/dev/null | head -n 20
+	rxe_counters
 	dmesg | tail -n 40
 }
 
@@ -148,9 +148,9 @@ host)
 	done
 	if kill -0 $fio_pid 2>/dev/null; then
 		log "fio still running 180 s after the link came back"
-		cat /sys/block/$(basename $dev)/inflight 2>/dev/null
+		cat /sys/block/$(basename $dev)/inflight 2>/dev/null || true
 		host_state $fio_pid
-		rxe_state
+		rxe_counters
 		echo w > /proc/sysrq-trigger	# blocked tasks, to the console
 		kill -9 $fio_pid 2>/dev/null
 		fail "the host's I/O never finished after the outage"

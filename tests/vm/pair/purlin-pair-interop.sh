@@ -7,7 +7,7 @@
 # inaccessible and back, runs the wire client's protocol scenarios, and
 # finally has its subsystem torn down under I/O: the host's I/O fails and
 # its controllers go away, the target ends idle and unloads.
-# timeout: 360
+# timeout: 420
 
 NQN=nqn.2026-11.io.purlin.test:interop
 ADDR2=10.99.0.3		# the target's second address, port 2

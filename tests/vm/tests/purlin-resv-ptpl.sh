@@ -338,7 +338,7 @@ mkfifo $W.tmp
 echo 1 > $N/enable || fail "enable with a FIFO at $W.tmp"
 connect
 # the write-failed lines are pr_err_ratelimited (10 in 5 s): the two cases
-# above logged 10
+# above tried 12
 sleep 6
 kmark fifo
 wfail fifo

@@ -831,7 +831,7 @@ void purlin_resv_set_ptpl(struct purlin_req *req);
 /* resv-file.c */
 bool purlin_resv_file_supported(void);
 int purlin_resv_file_write(const char *path, const char *buf, size_t len,
-			   bool *replaced);
+			   const struct inode *keep, bool *replaced);
 ssize_t purlin_resv_file_read(const char *path, char *buf, size_t size);
 int purlin_resv_file_hits(const char *path, struct file *data);
 

@@ -95,8 +95,13 @@ bool purlin_resv_file_supported(void)
 #endif
 }
 
-/* Write len bytes of buf to a new file at path, fsynced. */
-static int purlin_write_new(const char *path, const char *buf, size_t len)
+/*
+ * Write len bytes of buf to a new file at path, fsynced.  keep: an inode
+ * that must not be written (a namespace's backing file, which a hard link
+ * at path would otherwise truncate), or NULL.
+ */
+static int purlin_write_new(const char *path, const char *buf, size_t len,
+			    const struct inode *keep)
 {
 	struct file *f;
 	loff_t pos = 0;
@@ -107,12 +112,16 @@ static int purlin_write_new(const char *path, const char *buf, size_t len)
 	 * O_NONBLOCK: a FIFO someone put at path must not block the open
 	 * (with resv->lock held) until a reader comes; it is refused below.
 	 */
-	f = filp_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-		      O_NONBLOCK | O_LARGEFILE, 0600);
+	f = filp_open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+		      O_LARGEFILE, 0600);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	ret = -EINVAL;
-	if (!S_ISREG(file_inode(f)->i_mode))
+	if (!S_ISREG(file_inode(f)->i_mode) || file_inode(f) == keep)
+		goto close;
+	/* Truncated only once it is known not to be the data. */
+	ret = vfs_truncate(&f->f_path, 0);
+	if (ret)
 		goto close;
 	n = kernel_write(f, buf, len, &pos);
 	ret = n < 0 ? n : n != len ? -EIO : 0;
@@ -138,10 +147,10 @@ static char *purlin_dirname(const char *path, const char **base)
  * Replace the file at path with buf, atomically and durably (see the top
  * of this file).  On an error path's old content is left as it was, unless
  * *replaced says the rename was done (only the directory's fsync failed):
- * then path holds buf, maybe not durably.
+ * then path holds buf, maybe not durably.  keep: see purlin_write_new().
  */
 int purlin_resv_file_write(const char *path, const char *buf, size_t len,
-			   bool *replaced)
+			   const struct inode *keep, bool *replaced)
 {
 	const char *base;
 	char *tmp, *dir;
@@ -155,7 +164,7 @@ int purlin_resv_file_write(const char *path, const char *buf, size_t len,
 	ret = -ENOMEM;
 	if (!tmp || !dir)
 		goto out;
-	ret = purlin_write_new(tmp, buf, len);
+	ret = purlin_write_new(tmp, buf, len, keep);
 	if (ret)
 		goto out;
 	ret = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &dpath);
@@ -228,32 +237,30 @@ static bool purlin_names_inode(const char *path, const struct inode *data)
 	return same;
 }
 
-/*
- * Whether a state write at path would truncate or replace the file data
- * (a namespace's file back end): 1 when path or "<path>.tmp" names it, 0
- * when neither does, -ENOMEM.
- */
-int purlin_resv_file_hits(const char *path, struct file *data)
+/* 1 when path or "<path>.tmp" names the inode data, 0 if not, -ENOMEM. */
+static int purlin_resv_file_hits_now(const char *path,
+				     const struct inode *data)
 {
-	const struct inode *inode = file_inode(data);
 	char *tmp;
 	int hit;
 
-	if (purlin_names_inode(path, inode))
+	if (purlin_names_inode(path, data))
 		return 1;
 	tmp = kasprintf(GFP_KERNEL, "%s.tmp", path);
 	if (!tmp)
 		return -ENOMEM;
-	hit = purlin_names_inode(tmp, inode);
+	hit = purlin_names_inode(tmp, data);
 	kfree(tmp);
 	return hit;
 }
 
+/* A read of path, or (buf NULL) a check of its names against data. */
 struct purlin_resv_read {
 	struct work_struct work;
 	const char *path;
 	char *buf;
 	size_t size;
+	const struct inode *data;
 	ssize_t ret;
 };
 
@@ -262,7 +269,21 @@ static void purlin_resv_read_work(struct work_struct *work)
 	struct purlin_resv_read *r = container_of(work, struct purlin_resv_read,
 						  work);
 
-	r->ret = purlin_resv_file_read_now(r->path, r->buf, r->size);
+	if (r->buf)
+		r->ret = purlin_resv_file_read_now(r->path, r->buf, r->size);
+	else
+		r->ret = purlin_resv_file_hits_now(r->path, r->data);
+}
+
+/* Run r on purlin_resv_wq and wait for it (see purlin_resv_file_read()). */
+static ssize_t purlin_resv_on_wq(struct purlin_resv_read *r)
+{
+	might_sleep();
+	INIT_WORK_ONSTACK(&r->work, purlin_resv_read_work);
+	queue_work(purlin_resv_wq, &r->work);
+	flush_work(&r->work);
+	destroy_work_on_stack(&r->work);
+	return r->ret;
 }
 
 /*
@@ -282,10 +303,20 @@ ssize_t purlin_resv_file_read(const char *path, char *buf, size_t size)
 		.path = path, .buf = buf, .size = size,
 	};
 
-	might_sleep();
-	INIT_WORK_ONSTACK(&r.work, purlin_resv_read_work);
-	queue_work(purlin_resv_wq, &r.work);
-	flush_work(&r.work);
-	destroy_work_on_stack(&r.work);
-	return r.ret;
+	return purlin_resv_on_wq(&r);
+}
+
+/*
+ * Whether a state write at path would truncate or replace the file data
+ * (a namespace's file back end): 1 when path or "<path>.tmp" is another
+ * name of it, 0 when neither is, -ENOMEM.  Looked up on purlin_resv_wq,
+ * where the writes resolve path.
+ */
+int purlin_resv_file_hits(const char *path, struct file *data)
+{
+	struct purlin_resv_read r = {
+		.path = path, .data = file_inode(data),
+	};
+
+	return purlin_resv_on_wq(&r);
 }

@@ -651,6 +651,14 @@ static u16 purlin_resv_file_status(struct purlin_ns *ns, int err)
 	return NVME_SC_INTERNAL | PURLIN_DNR;
 }
 
+/* The inode of a namespace's file back end, which no state write may touch. */
+static const struct inode *purlin_resv_keep(struct purlin_resv *resv)
+{
+	struct purlin_ns *ns = container_of(resv, struct purlin_ns, resv);
+
+	return ns->backend == &purlin_file_ops ? file_inode(ns->file) : NULL;
+}
+
 /*
  * Write the state to resv_file if it must be kept: PTPL is 1 now, or was
  * before the change (then the file gets ptpl=0, which enable never loads).
@@ -667,7 +675,8 @@ static int purlin_resv_persist(struct purlin_resv *resv, char *text,
 	if (!resv->file || (!was_ptpl && !resv->ptpl))
 		return 0;
 	n = purlin_resv_format(resv, text);
-	return purlin_resv_file_write(resv->file, text, n, replaced);
+	return purlin_resv_file_write(resv->file, text, n,
+				      purlin_resv_keep(resv), replaced);
 }
 
 /*
@@ -685,7 +694,8 @@ static void purlin_resv_persist_undone(struct purlin_ns *ns, char *text)
 
 	lockdep_assert_held(&resv->lock);
 	n = purlin_resv_format(resv, text);
-	err = purlin_resv_file_write(resv->file, text, n, &replaced);
+	err = purlin_resv_file_write(resv->file, text, n,
+				     purlin_resv_keep(resv), &replaced);
 	if (err)
 		pr_err_ratelimited("subsystem %s: namespace %u: resv_file %s may hold a refused change (%d)\n",
 				   ns->subsys->subsysnqn, ns->nsid,

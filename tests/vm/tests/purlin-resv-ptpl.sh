@@ -14,7 +14,7 @@
 # fails with Internal Error (DNR) and changes neither the state nor the
 # file; a FIFO as the file fails the enable; a resv_file that is the
 # namespace's own backing file, or whose .tmp is (by name or a hard link),
-# is refused.
+# is refused, and so is a hard link to it made at PATH.tmp later.
 # timeout: 300
 
 NQN=nqn.2026-12.io.purlin.test:ptpl
@@ -160,11 +160,20 @@ selfdata "a hard link at resv_file"
 rm $D/link
 echo $D/imgstate > $N/resv_file
 echo 1 > $N/enable || fail "file back end with its own resv_file not enabled"
-echo 0 > $N/enable
-rmdir $N
-rmdir $S
-rmmod purlin
-rm $IMG
+# a hard link to the data made at resv_file.tmp after the enable: the
+# write refuses it (Internal Error), the data stays as it was
+ln $IMG $D/imgstate.tmp
+purlin_port 1 4420
+purlin_port 2 4421
+purlin_link 1 $NQN
+purlin_link 2 $NQN
+connect
+expect_status $WRITE_ERR nvme resv-register $A -n 1 --nrkey=0xa --rrega=0 --cptpl=3
+[ "$(md5sum < $IMG)" = "$sum0" ] || fail "a state write changed the namespace's data"
+[ ! -e $D/imgstate ] || fail "a refused write left $D/imgstate"
+disconnect
+purlin_clear
+rm $IMG $D/imgstate.tmp
 
 build $F
 # set only while the namespace is disabled

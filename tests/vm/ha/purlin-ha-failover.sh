@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: GPL-2.0
+# Two-node Pacemaker failover under I/O (tests/vm/ha/run; runs on the host
+# guest under bash -e).  node1 and node2 export one subsystem and namespace
+# (same NQN, NSID, uuid, nguid, serial) from the shared disk with
+# purlin-config cloned and purlin-ana promotable (Documentation/ha.md's
+# layout; unpromoted = inaccessible).  The host connects to both and sees
+# one multipath namespace with two paths.
+#  1. cluster: both nodes online, purlin-config running on both, node1
+#     promoted: the host's path to node1 optimized, to node2 inaccessible
+#  2. failover: fio (crc32c verify of every block written) runs; node1 is
+#     powered off hard (its QEMU killed); Pacemaker promotes node2, the
+#     host's node2 path turns optimized and I/O continues: fio must end
+#     with no error and every verify good; the longest gap between two I/O
+#     completions is the stall, reported with the time to promotion
+#  3. failback: node1 boots again, rejoins, starts unpromoted; the host's
+#     path to it reconnects (inaccessible)
+#  4. switchover under fio: crm_resource --move --promoted to node1: node2
+#     demoted, node1 promoted, I/O continues with no error, stall reported
+# timeout: 780
+set -o pipefail
+NQN=nqn.2026-12.io.purlin.test:ha
+T0=$(date +%s)
+
+log() { echo "== [$(( $(date +%s) - T0 ))s] $*"; }
+fail() { echo "FAIL: $*"; collect_logs; exit 1; }
+report() { echo "SAY $*"; }
+now() { date +%s.%N; }
+
+# on NODE CMD: run the shell command CMD on NODE, print its output, return
+# its status (124 when NODE did not answer in time: default 120 s)
+on() {
+	local node=$1 cmd=$2 lim=${3:-120} f n
+	# unique and in order, also from subshells (no counter)
+	f=/share/cmd/$node/$(date +%s%N).$BASHPID
+	printf '%s\n' "$cmd" > $f.sh.tmp
+	mv $f.sh.tmp $f.sh
+	n=$((lim * 10))
+	while [ ! -e $f.rc ]; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || { echo "($node did not answer: $cmd)"; return 124; }
+		sleep 0.1
+	done
+	cat $f.out
+	return "$(cat $f.rc)"
+}
+
+# req OP NODE: ask the runner to power NODE off (kill) or boot it (boot)
+req() {
+	local n
+	n=$(date +%s%N)
+	: > /share/req/$n.$1.$2
+	while [ ! -e /share/req/$n.done ]; do sleep 0.1; done
+	cat /share/req/$n.done
+}
+
+# until_true TENTHS CMD: poll CMD (a shell command) until it succeeds
+until_true() {
+	local n=$1
+	shift
+	while ! eval "$*" > /dev/null 2>&1; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+collect_logs() {
+	local n
+	for n in node1 node2; do
+		on $n "crm_mon -1 -r -A 2>&1; tail -n 300 /var/log/pacemaker/pacemaker.log > /share/logs/$n-pacemaker.log; tail -n 200 /var/log/corosync/corosync.log > /share/logs/$n-corosync.log; dmesg > /share/logs/$n-dmesg.log; purlinctl status > /share/logs/$n-purlin.txt 2>&1" 30 || :
+	done
+	dmesg > /share/logs/host-dmesg.log
+}
+
+# ana_on NODE: the group's ANA state on NODE's port (purlinctl)
+ana_on() {
+	on $1 "purlinctl ana-group show 1 1" 30 | awk '$1 == "state" { print $2 }'
+}
+
+# path_to ADDR: the host's multipath path device through the node at ADDR
+path_to() {
+	local c p
+	for c in /sys/class/nvme/nvme*; do
+		grep -q "traddr=$1," $c/address 2>/dev/null || continue
+		for p in $c/nvme*c*n1; do
+			[ -e "$p" ] && { basename $p; return 0; }
+		done
+	done
+	return 1
+}
+path_state() { cat /sys/block/$(path_to $1)/ana_state 2>/dev/null; }
+ctrl_state() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		grep -q "traddr=$1," $c/address 2>/dev/null && { cat $c/state; return 0; }
+	done
+	echo none
+}
+
+# fio_start NAME SECONDS: verified writes to the multipath namespace
+fio_start() {
+	fio --name=$1 --filename=/dev/$HEAD --ioengine=libaio --direct=1 --rw=write \
+		--bs=4k --size=8M --iodepth=4 --rate_iops=40 --verify=crc32c \
+		--verify_backlog=32 --verify_fatal=1 --time_based --runtime=$2 \
+		--write_lat_log=/tmp/$1 --log_avg_msec=0 --output=/tmp/$1.out > /dev/null 2>&1 &
+	FIO=$!
+	FIO_T0=$(now)
+}
+
+# writes: write requests completed so far through the namespace's paths
+# (6.1's multipath head keeps no I/O statistics; its path devices do)
+writes() { cat /sys/block/${HEAD%n1}c*n1/stat 2>/dev/null | awk '{ n += $5 } END { print n + 0 }'; }
+
+# fio_running N: fio is running and has written N more blocks (fio writes
+# its latency log only when it ends: the block layer's count is the live one)
+fio_running() {
+	local w0
+	w0=$(writes)
+	until_true 600 "kill -0 $FIO && [ \$(writes) -ge $((w0 + $1)) ]" ||
+		fail "fio is not writing (pid $FIO: $(kill -0 $FIO 2>&1 && echo alive), writes $(writes), were $w0)"
+}
+
+# fio_end NAME: fio must have ended with no error and verified what it wrote
+fio_end() {
+	local rc=0
+	wait $FIO || rc=$?
+	cat /tmp/$1.out
+	[ $rc -eq 0 ] || fail "$1: fio exited $rc"
+	grep -q "err= 0" /tmp/$1.out || fail "$1: fio reports an error"
+	! grep -qi "verify.*fail\|bad magic\|crc32c: verify" /tmp/$1.out || fail "$1: verify failed"
+	cp /tmp/$1_clat.1.log /share/logs/ 2>/dev/null || :
+	WRITES=$(awk -F, '$3 == 1' /tmp/$1_clat.1.log | wc -l)
+	READS=$(awk -F, '$3 == 0' /tmp/$1_clat.1.log | wc -l)
+	[ "$READS" -gt 0 ] || fail "$1: no verify reads"
+}
+
+# gap NAME FROM: the longest time (ms) between two I/O completions after
+# FROM ms into the job, and when it began
+gap() {
+	awk -F, -v from=$2 '{ t = $1 + 0 } t >= from && n++ { if (t - last > max) { max = t - last; at = last } }
+		{ last = t } END { printf "%d %d\n", max, at }' /tmp/$1_clat.1.log
+}
+
+# --- 1. the cluster ---------------------------------------------------------
+log "waiting for both nodes to be online in Pacemaker"
+until_true 3000 "on node1 'crm_mon -1 2>/dev/null | grep -q \"Online: \\[ node1 node2 \\]\"' 10" ||
+	fail "the cluster did not form in 300 s: $(on node1 'crm_mon -1' 10)"
+log "cluster formed: $(on node1 'crm_mon -1 | grep -i -E "quorum|online"' | tr '\n' ' ')"
+report "cluster formed $(( $(date +%s) - T0 )) s after the host booted"
+on node1 "cibadmin --replace --scope configuration --xml-file /share/ha/cib.xml" ||
+	fail "cannot load the configuration"
+until_true 2400 "[ \"\$(ana_on node1)\" = optimized ] && [ \"\$(ana_on node2)\" = inaccessible ]" ||
+	fail "node1 not promoted, node2 not unpromoted in 240 s: $(on node1 'crm_mon -1 -r')"
+on node1 "crm_mon -1 -r"
+report "resources running, node1 promoted $(( $(date +%s) - T0 )) s after the host booted"
+# From here on the promoted role stays where it is (stickiness).
+on node1 "cibadmin --delete --xml-text '<rsc_location id=\"purlin-ana-first-on-node1\"/>'" ||
+	fail "cannot remove the initial location"
+
+for a in 10.99.0.1 10.99.0.2; do
+	nvme connect -t rdma -a $a -s 4420 -n $NQN --ctrl-loss-tmo=-1 --reconnect-delay=2 \
+		--keep-alive-tmo=5 || fail "cannot connect to $a"
+done
+until_true 300 "path_to 10.99.0.1 && path_to 10.99.0.2" || fail "no path through both nodes"
+P1=$(path_to 10.99.0.1)
+P2=$(path_to 10.99.0.2)
+HEAD=$(echo $P1 | sed 's/c[0-9]*n/n/')
+[ -b /dev/$HEAD ] || fail "no multipath head /dev/$HEAD"
+[ "$(echo $P2 | sed 's/c[0-9]*n/n/')" = $HEAD ] || fail "two heads: $P1 $P2 (the identity differs)"
+until_true 300 "[ \"\$(path_state 10.99.0.1)\" = optimized ] && [ \"\$(path_state 10.99.0.2)\" = inaccessible ]" ||
+	fail "paths: node1 $(path_state 10.99.0.1), node2 $(path_state 10.99.0.2)"
+log "one namespace /dev/$HEAD: $P1 via node1 optimized, $P2 via node2 inaccessible"
+nvme list-subsys /dev/$HEAD
+
+# --- 2. failover: node1 powered off under I/O -------------------------------
+fio_start failover 100
+fio_running 200
+log "fio running; powering node1 off"
+t_kill=$(req kill node1)
+kill_ms=$(awk -v a=$t_kill -v b=$FIO_T0 'BEGIN { printf "%d", (a - b) * 1000 }')
+until_true 1200 "[ \"\$(path_state 10.99.0.2)\" = optimized ]" ||
+	fail "node2's path not optimized 120 s after node1 died: $(on node2 'crm_mon -1 -r')"
+t_opt=$(now)
+promote_s=$(awk -v a=$t_kill -v b=$t_opt 'BEGIN { printf "%.1f", b - a }')
+log "node2's path optimized ${promote_s} s after node1 was powered off"
+# I/O goes on through node2 while fio still runs.
+kill -0 $FIO || fail "fio ended before node2 took over: the power-off was not under I/O"
+fio_running 100
+on node2 "crm_mon -1 -r"
+[ "$(ana_on node2)" = optimized ] || fail "node2's ANA state is not optimized"
+fio_end failover
+set -- $(gap failover $kill_ms)
+stall_ms=$1
+log "failover: $WRITES writes, $READS verify reads, no error; longest gap in completions after the power-off: ${stall_ms} ms (from $2 ms, power-off at $kill_ms ms)"
+report "failover: node1 powered off under fio; node2's path optimized after ${promote_s} s; I/O stalled ${stall_ms} ms; fio: no error, $WRITES writes, $READS verify reads good"
+[ "$(ctrl_state 10.99.0.1)" != live ] || fail "the host's controller to the dead node1 is still live"
+
+# --- 3. failback: node1 boots again and rejoins as unpromoted ---------------
+log "booting node1 again"
+req boot node1 > /dev/null
+until_true 3000 "on node2 'crm_mon -1 2>/dev/null | grep -q \"Online: \\[ node1 node2 \\]\"' 10" ||
+	fail "node1 did not rejoin in 300 s"
+until_true 2400 "[ \"\$(ana_on node1)\" = inaccessible ] && [ \"\$(ana_on node2)\" = optimized ]" ||
+	fail "node1 not running unpromoted in 240 s: $(on node2 'crm_mon -1 -r')"
+until_true 1200 "[ \"\$(ctrl_state 10.99.0.1)\" = live ] && [ \"\$(path_state 10.99.0.1)\" = inaccessible ]" ||
+	fail "the host did not reconnect to node1: $(ctrl_state 10.99.0.1) $(path_state 10.99.0.1)"
+[ "$(path_to 10.99.0.1 | sed 's/c[0-9]*n/n/')" = $HEAD ] || fail "node1's path is not under /dev/$HEAD again"
+log "node1 back: unpromoted, the host's path to it reconnected (inaccessible)"
+report "failback: node1 rejoined unpromoted $(( $(date +%s) - T0 )) s into the test; the host reconnected its path"
+
+# --- 4. switchover under I/O ------------------------------------------------
+fio_start switchover 80
+fio_running 200
+t_move=$(now)
+move_ms=$(awk -v a=$t_move -v b=$FIO_T0 'BEGIN { printf "%d", (a - b) * 1000 }')
+on node2 "crm_resource --move --resource purlin-ana-clone --promoted --node node1" ||
+	fail "crm_resource --move failed"
+until_true 1200 "[ \"\$(path_state 10.99.0.1)\" = optimized ] && [ \"\$(path_state 10.99.0.2)\" = inaccessible ]" ||
+	fail "switchover not seen in 120 s: node1 $(path_state 10.99.0.1), node2 $(path_state 10.99.0.2)"
+t_sw=$(now)
+sw_s=$(awk -v a=$t_move -v b=$t_sw 'BEGIN { printf "%.1f", b - a }')
+[ "$(ana_on node1)" = optimized ] && [ "$(ana_on node2)" = inaccessible ] ||
+	fail "ANA states after the move: node1 $(ana_on node1), node2 $(ana_on node2)"
+kill -0 $FIO || fail "fio ended before the switchover was done: it was not under I/O"
+fio_running 100
+on node2 "crm_resource --clear --resource purlin-ana-clone" || fail "crm_resource --clear failed"
+fio_end switchover
+set -- $(gap switchover $move_ms)
+log "switchover in ${sw_s} s: $WRITES writes, $READS verify reads, no error; longest gap ${1} ms"
+report "switchover (crm_resource --move --promoted) under fio: ${sw_s} s; I/O stalled ${1} ms; fio: no error, $WRITES writes, $READS verify reads good"
+on node1 "crm_mon -1 -r"
+[ "$(ctrl_state 10.99.0.2)" = live ] || fail "the host's controller to node2 is not live"
+
+collect_logs
+nvme disconnect-all

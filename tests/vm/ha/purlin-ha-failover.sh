@@ -25,6 +25,9 @@ log() { echo "== [$(( $(date +%s) - T0 ))s] $*"; }
 fail() { echo "FAIL: $*"; collect_logs; exit 1; }
 report() { echo "SAY $*"; }
 now() { date +%s.%N; }
+# kmark TEXT: a line in the host's kernel log (logs/host-dmesg.log), to
+# line its nvme messages up with the test's steps
+kmark() { echo "purlin-test: $*" > /dev/kmsg; }
 
 # on NODE CMD: run the shell command CMD on NODE, print its output, return
 # its status (124 when NODE did not answer in time: default 120 s)
@@ -185,11 +188,14 @@ fio_start failover 100
 fio_running 200
 log "fio running; powering node1 off"
 p2w=$(path_writes $P2)
+kmark "powering node1 off"
 t_kill=$(req kill node1)
+kmark "node1 powered off"
 kill_ms=$(awk -v a=$t_kill -v b=$FIO_T0 'BEGIN { printf "%d", (a - b) * 1000 }')
 until_true 1200 "[ \"\$(path_state 10.99.0.2)\" = optimized ]" ||
 	fail "node2's path not optimized 120 s after node1 died: $(on node2 'crm_mon -1 -r')"
 t_opt=$(now)
+kmark "node2's path optimized"
 promote_s=$(awk -v a=$t_kill -v b=$t_opt 'BEGIN { printf "%.1f", b - a }')
 log "node2's path optimized ${promote_s} s after node1 was powered off"
 # I/O goes on through node2 while fio still runs.
@@ -222,11 +228,13 @@ fio_start switchover 80
 fio_running 200
 p1w=$(path_writes $P1)
 t_move=$(now)
+kmark "switchover to node1"
 on node2 "crm_resource --move --resource purlin-ana-clone --promoted --node node1" ||
 	fail "crm_resource --move failed"
 until_true 1200 "[ \"\$(path_state 10.99.0.1)\" = optimized ] && [ \"\$(path_state 10.99.0.2)\" = inaccessible ]" ||
 	fail "switchover not seen in 120 s: node1 $(path_state 10.99.0.1), node2 $(path_state 10.99.0.2)"
 t_sw=$(now)
+kmark "switchover seen: node1's path optimized, node2's inaccessible"
 sw_s=$(awk -v a=$t_move -v b=$t_sw 'BEGIN { printf "%.1f", b - a }')
 [ "$(ana_on node1)" = optimized ] && [ "$(ana_on node2)" = inaccessible ] ||
 	fail "ANA states after the move: node1 $(ana_on node1), node2 $(ana_on node2)"

@@ -12,10 +12,11 @@
 #     host's node2 path turns optimized and I/O continues: fio must end
 #     with no error and every verify good; the longest gap between two I/O
 #     completions is the stall, reported with the time to promotion
-#  3. failback: node1 boots again, rejoins, starts unpromoted; the host's
-#     path to it reconnects (inaccessible)
-#  4. switchover under fio: crm_resource --move --promoted to node1: node2
-#     demoted, node1 promoted, I/O continues with no error, stall reported
+#  3. failback under fio: node1 boots again, rejoins, starts unpromoted;
+#     the host's path to it reconnects (inaccessible) and carries no write
+#  4. switchover under the same fio: crm_resource --move --promoted to
+#     node1: node2 demoted, node1 promoted, the paths swap, writes go
+#     through node1; fio ends with no error; each event's stall reported
 # timeout: 780
 set -o pipefail
 NQN=nqn.2026-12.io.purlin.test:ha
@@ -25,6 +26,7 @@ log() { echo "== [$(( $(date +%s) - T0 ))s] $*"; }
 fail() { echo "FAIL: $*"; collect_logs; exit 1; }
 report() { echo "SAY $*"; }
 now() { date +%s.%N; }
+ms() { date +%s%3N; }
 # kmark TEXT: a line in the host's kernel log (logs/host-dmesg.log), to
 # line its nvme messages up with the test's steps
 kmark() { echo "purlin-test: $*" > /dev/kmsg; }
@@ -91,7 +93,7 @@ path_to() {
 	done
 	return 1
 }
-path_state() { cat /sys/block/$(path_to $1)/ana_state 2>/dev/null; }
+path_state() { cat "/sys/block/$(path_to $1)/ana_state" 2>/dev/null; }
 ctrl_state() {
 	local c
 	for c in /sys/class/nvme/nvme*; do
@@ -105,7 +107,8 @@ fio_start() {
 	fio --name=$1 --filename=/dev/$HEAD --ioengine=libaio --direct=1 --rw=write \
 		--bs=4k --size=8M --iodepth=4 --rate_iops=40 --verify=crc32c \
 		--verify_backlog=32 --verify_fatal=1 --time_based --runtime=$2 \
-		--write_lat_log=/tmp/$1 --log_avg_msec=0 --output=/tmp/$1.out > /dev/null 2>&1 &
+		--write_lat_log=/tmp/$1 --log_avg_msec=0 --log_unix_epoch=1 \
+		--output=/tmp/$1.out > /dev/null 2>&1 &
 	FIO=$!
 	FIO_T0=$(now)
 }
@@ -137,16 +140,19 @@ fio_end() {
 	[ "$READS" -gt 0 ] || fail "$1: no verify reads"
 }
 
-# stall NAME: "GAP AT MAXCLAT": the longest time (ms) between two I/O
-# completions of the job and when it began (ms into the job), and the
-# longest completion latency of one I/O (ms).  fio logs every completion
-# (log_avg_msec=0); outside a failover the gaps are a few hundred ms.
+# stall NAME FROM TO: "GAP AT MAXCLAT": the longest time (ms) between two
+# I/O completions of the job that ends after FROM and begins before TO
+# (unix ms), when it began (ms after FROM), and the longest completion
+# latency (ms) of an I/O that completed in that window.  fio logs every
+# completion (log_avg_msec=0) with its unix time; outside a failover the
+# gaps are a few hundred ms.
 stall() {
-	awk -F, '{ t = $1 + 0; c = $2 / 1000000 }
-		NR > 1 && t - last > max { max = t - last; at = last }
-		c > maxc { maxc = c }
+	sort -n -t, -k1,1 /tmp/$1_clat.1.log | awk -F, -v from=$2 -v to=$3 '
+		{ t = $1 + 0; c = $2 / 1000000 }
+		NR > 1 && t >= from && last <= to && t - last > max { max = t - last; at = last - from }
+		t >= from && t <= to && c > maxc { maxc = c }
 		{ last = t }
-		END { printf "%d %d %d\n", max, at, maxc }' /tmp/$1_clat.1.log
+		END { printf "%d %d %d\n", max, at, maxc }'
 }
 
 # path_writes PATH: write requests completed through one path device
@@ -184,14 +190,14 @@ log "one namespace /dev/$HEAD: $P1 via node1 optimized, $P2 via node2 inaccessib
 nvme list-subsys /dev/$HEAD
 
 # --- 2. failover: node1 powered off under I/O -------------------------------
-fio_start failover 100
+fio_start failover 70
 fio_running 200
 log "fio running; powering node1 off"
 p2w=$(path_writes $P2)
 kmark "powering node1 off"
+kill_ms=$(ms)
 t_kill=$(req kill node1)
 kmark "node1 powered off"
-kill_ms=$(awk -v a=$t_kill -v b=$FIO_T0 'BEGIN { printf "%d", (a - b) * 1000 }')
 until_true 1200 "[ \"\$(path_state 10.99.0.2)\" = optimized ]" ||
 	fail "node2's path not optimized 120 s after node1 died: $(on node2 'crm_mon -1 -r')"
 t_opt=$(now)
@@ -204,14 +210,20 @@ fio_running 100
 on node2 "crm_mon -1 -r"
 [ "$(ana_on node2)" = optimized ] || fail "node2's ANA state is not optimized"
 fio_end failover
-[ $(path_writes $P2) -gt $p2w ] || fail "no write went through node2's path after the failover"
-set -- $(stall failover)
-log "failover: $WRITES writes, $READS verify reads, no error; longest gap between completions ${1} ms (from ${2} ms into the job; power-off about $kill_ms ms after fio was started), longest I/O ${3} ms"
+[ "$(path_writes $P2)" -gt $p2w ] || fail "no write went through node2's path after the failover"
+set -- $(stall failover $kill_ms $(ms))
+log "failover: $WRITES writes, $READS verify reads, no error; longest gap between completions ${1} ms (from ${2} ms after the power-off), longest I/O ${3} ms"
 report "failover: node1 powered off under fio; node2's path optimized ${promote_s} s later; I/O stalled ${1} ms (longest gap between completions; longest single I/O ${3} ms); fio: no error, $WRITES writes, $READS verify reads good"
 [ "$(ctrl_state 10.99.0.1)" != live ] || fail "the host's controller to the dead node1 is still live"
 
-# --- 3. failback: node1 boots again and rejoins as unpromoted ---------------
-log "booting node1 again"
+# --- 3. failback under I/O: node1 boots again and rejoins as unpromoted ---
+# One fio run spans node1's return and the switchover (4).
+fio_start failback 200
+fio_running 100
+p1w=$(path_writes $P1)
+log "fio running; booting node1 again"
+boot_ms=$(ms)
+kmark "booting node1 again"
 req boot node1 > /dev/null
 until_true 3000 "on node2 'crm_mon -1 2>/dev/null | grep -q \"Online: \\[ node1 node2 \\]\"' 10" ||
 	fail "node1 did not rejoin in 300 s"
@@ -220,13 +232,16 @@ until_true 2400 "[ \"\$(ana_on node1)\" = inaccessible ] && [ \"\$(ana_on node2)
 until_true 1200 "[ \"\$(ctrl_state 10.99.0.1)\" = live ] && [ \"\$(path_state 10.99.0.1)\" = inaccessible ]" ||
 	fail "the host did not reconnect to node1: $(ctrl_state 10.99.0.1) $(path_state 10.99.0.1)"
 [ "$(path_to 10.99.0.1 | sed 's/c[0-9]*n/n/')" = $HEAD ] || fail "node1's path is not under /dev/$HEAD again"
-log "node1 back: unpromoted, the host's path to it reconnected (inaccessible)"
-report "failback: node1 rejoined unpromoted $(( $(date +%s) - T0 )) s into the test; the host reconnected its path"
+back_s=$(( ($(ms) - boot_ms) / 1000 ))
+kmark "node1 back"
+kill -0 $FIO || fail "fio ended before node1 was back: its return was not under I/O"
+fio_running 40
+# Unpromoted means no I/O: the host must not have written through node1.
+[ "$(path_writes $P1)" = "$p1w" ] || fail "writes went through node1's path while it was unpromoted"
+log "node1 back ${back_s} s after its boot: unpromoted, the host's path to it reconnected (inaccessible), no write through it"
 
-# --- 4. switchover under I/O ------------------------------------------------
-fio_start switchover 80
-fio_running 200
-p1w=$(path_writes $P1)
+# --- 4. switchover under the same fio ---------------------------------------
+move_ms=$(ms)
 t_move=$(now)
 kmark "switchover to node1"
 on node2 "crm_resource --move --resource purlin-ana-clone --promoted --node node1" ||
@@ -241,11 +256,16 @@ sw_s=$(awk -v a=$t_move -v b=$t_sw 'BEGIN { printf "%.1f", b - a }')
 kill -0 $FIO || fail "fio ended before the switchover was done: it was not under I/O"
 fio_running 100
 on node2 "crm_resource --clear --resource purlin-ana-clone" || fail "crm_resource --clear failed"
-fio_end switchover
-[ $(path_writes $P1) -gt $p1w ] || fail "no write went through node1's path after the switchover"
-set -- $(stall switchover)
-log "switchover in ${sw_s} s: $WRITES writes, $READS verify reads, no error; longest gap between completions ${1} ms (from ${2} ms into the job), longest I/O ${3} ms"
-report "switchover (crm_resource --move --promoted) under fio: paths swapped ${sw_s} s after the move; I/O stalled ${1} ms (longest single I/O ${3} ms); fio: no error, $WRITES writes, $READS verify reads good"
+fio_end failback
+end_ms=$(ms)
+[ "$(path_writes $P1)" -gt "$p1w" ] || fail "no write went through node1's path after the switchover"
+set -- $(stall failback $boot_ms $move_ms)
+log "node1's return: longest gap between completions ${1} ms (from ${2} ms after its boot), longest I/O ${3} ms"
+report "failback: node1 booted under fio, rejoined unpromoted, the host's path to it back (inaccessible, no write through it) ${back_s} s after its boot; I/O stalled ${1} ms meanwhile (longest single I/O ${3} ms)"
+set -- $(stall failback $move_ms $end_ms)
+log "switchover in ${sw_s} s: longest gap between completions ${1} ms (from ${2} ms after the move), longest I/O ${3} ms"
+report "switchover (crm_resource --move --promoted) under fio: paths swapped ${sw_s} s after the move; I/O stalled ${1} ms (longest single I/O ${3} ms)"
+report "failback+switchover fio: no error, $WRITES writes, $READS verify reads good"
 on node1 "crm_mon -1 -r"
 [ "$(ctrl_state 10.99.0.2)" = live ] || fail "the host's controller to node2 is not live"
 

@@ -69,6 +69,11 @@ until_true() {
 	done
 }
 
+# settle NODE: wait (on NODE) until the cluster has no action left to run
+settle() {
+	on $1 "crm_resource --wait --timeout=240s" 260 || fail "the cluster did not settle: $(on $1 'crm_mon -1 -r')"
+}
+
 collect_logs() {
 	local n
 	for n in node1 node2; do
@@ -173,6 +178,7 @@ report "resources running, node1 promoted $(( $(date +%s) - T0 )) s after the ho
 # From here on the promoted role stays where it is (stickiness).
 on node1 "cibadmin --delete --xml-text '<rsc_location id=\"purlin-ana-first-on-node1\"/>'" ||
 	fail "cannot remove the initial location"
+settle node1
 
 for a in 10.99.0.1 10.99.0.2; do
 	nvme connect -t rdma -a $a -s 4420 -n $NQN --ctrl-loss-tmo=-1 --reconnect-delay=2 \
@@ -232,6 +238,13 @@ until_true 2400 "[ \"\$(ana_on node1)\" = inaccessible ] && [ \"\$(ana_on node2)
 until_true 1200 "[ \"\$(ctrl_state 10.99.0.1)\" = live ] && [ \"\$(path_state 10.99.0.1)\" = inaccessible ]" ||
 	fail "the host did not reconnect to node1: $(ctrl_state 10.99.0.1) $(path_state 10.99.0.1)"
 [ "$(path_to 10.99.0.1 | sed 's/c[0-9]*n/n/')" = $HEAD ] || fail "node1's path is not under /dev/$HEAD again"
+# The ANA state above is the file's (purlin-config); purlin-ana must run
+# there too, and the transition be over, before the switchover: a move
+# while node1's instance is still to start waits for that start between
+# node2's demote and node1's promote (a 14 s stall, seen once).
+until_true 2400 "on node2 'crm_mon -1 2>/dev/null | grep -q \"Unpromoted: \\[ node1 \\]\"' 10" ||
+	fail "purlin-ana not running unpromoted on node1 in 240 s: $(on node2 'crm_mon -1 -r')"
+settle node2
 back_s=$(( ($(ms) - boot_ms) / 1000 ))
 kmark "node1 back"
 kill -0 $FIO || fail "fio ended before node1 was back: its return was not under I/O"

@@ -119,7 +119,6 @@ fio_start() {
 }
 
 # writes: write requests completed so far through the namespace's paths
-# (6.1's multipath head keeps no I/O statistics; its path devices do)
 writes() { cat /sys/block/${HEAD%n1}c*n1/stat 2>/dev/null | awk '{ n += $5 } END { print n + 0 }'; }
 
 # fio_running N: fio is running and has written N more blocks (fio writes

@@ -199,6 +199,8 @@ fio_start failover 70
 fio_running 200
 log "fio running; powering node1 off"
 p2w=$(path_writes $P2)
+# Unpromoted means no I/O: nothing went through node2 until now.
+[ "$p2w" = 0 ] || fail "$p2w writes went through node2's path while it was unpromoted"
 kmark "powering node1 off"
 kill_ms=$(ms)
 t_kill=$(req kill node1)

@@ -127,6 +127,15 @@ check-debug:
 check-poll: module
 	@VM_APPEND="$${VM_APPEND:-} purlin_cq_mode=poll" tests/vm/run $(T)
 
+# make check-ha: the three-guest Pacemaker cluster test (two Purlin nodes,
+# one host; failover, failback, switchover under fio).  Not part of `make
+# check`.  The first run debootstraps the guests' root (scripts/ha-root.sh,
+# cached in /var/cache/purlin/ha-root/).  Documentation/ha.md, testing.md.
+.PHONY: check-ha
+check-ha: module tools
+	@scripts/deps.sh
+	@KVER=$(KVER) tests/vm/ha/run $(T)
+
 demo:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory -s all >/dev/null
@@ -164,6 +173,7 @@ help:
 	@echo "make check-dkms packages + DKMS on sid's newest kernel (chroot), 6.1, 6.12"
 	@echo "make check-debug  guest suite on a KASAN/lockdep/kmemleak/UBSAN 6.1 kernel (T='test ...')"
 	@echo "make check-poll guest suite with polled I/O queues on every port (T='test ...')"
+	@echo "make check-ha   two-node Pacemaker failover under I/O in three guests (not in check)"
 	@echo "make demo       boot a guest, export a RAM namespace, connect, run fio"
 	@echo "make bench      nvmet-rdma vs Purlin vs perftest in one guest boot -> bench/results/"
 	@echo "make vm-check T='test ...'  run chosen guest tests (V=1 streams console)"

@@ -107,12 +107,13 @@ nullblk_destroy() {
 	rmdir "$d"
 }
 
-# nvme_dev_for NQN [NSID]: the block device of namespace NSID (default: the
-# one with the lowest NSID the host shows) of the subsystem NQN the host is
-# connected to.  Works with and without native multipath (nvmeXnY heads vs
-# per-controller nodes).  Device names say nothing about NSIDs: newer hosts
-# (7.x) scan namespaces in parallel, so nvme0n1 may be NSID 2.
-nvme_dev_for() {
+# nvme_ns_name NQN [NSID]: the name (nvmeXnY) the host's sysfs gives
+# namespace NSID (default: the one with the lowest NSID the host shows) of
+# the subsystem NQN the host is connected to.  Works with and without
+# native multipath (nvmeXnY heads vs per-controller nodes).  Device names
+# say nothing about NSIDs: newer hosts (7.x) scan namespaces in parallel,
+# so nvme0n1 may be NSID 2.
+nvme_ns_name() {
 	local s line
 	for s in /sys/class/nvme-subsystem/nvme-subsys*; do
 		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$1" ] || continue
@@ -124,10 +125,31 @@ nvme_dev_for() {
 			awk -v want="${2:-}" 'want == "" || $1 == want' |
 			sort -n | head -n1)
 		[ -n "$line" ] || continue
-		echo "/dev/${line#* }"
+		echo "${line#* }"
 		return 0
 	done
 	return 1
+}
+
+# nvme_dev_for NQN [NSID]: the block device of that namespace, once it is
+# one: sysfs shows the disk's attributes before devtmpfs has its node (up
+# to 5 s, times SCALE, are allowed for it), and fio opening the name in
+# that window would create a plain file in /dev.
+nvme_dev_for() {
+	local n i=$((50 * SCALE))
+	n=$(nvme_ns_name "$@") || return 1
+	while [ ! -b "/dev/$n" ]; do
+		i=$((i - 1))
+		[ $i -gt 0 ] || return 1
+		sleep 0.1
+	done
+	echo "/dev/$n"
+}
+
+# nvme_ns_gone NQN [NSID]: the host shows no such namespace any more (its
+# sysfs entry is gone, which happens after its device node is).
+nvme_ns_gone() {
+	! nvme_ns_name "$@" > /dev/null
 }
 
 # nvme_first_nsid NQN: the lowest active NSID a controller of the subsystem
@@ -162,7 +184,8 @@ nvme_connect() {
 # fio_verify DEV BS IODEPTH [SIZE]: random write then read back with crc32c.
 fio_verify() {
 	local dev=$1 bs=$2 qd=$3 size=${4:-8M}
-	fio --name=verify --filename="$dev" --ioengine=libaio --direct=1 \
+	fio --name=verify --filename="$dev" --allow_file_create=0 \
+		--ioengine=libaio --direct=1 \
 		--rw=randwrite --bs="$bs" --iodepth="$qd" --size="$size" \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 \
 		--randrepeat=0 --norandommap=0 --output-format=terse \
@@ -331,29 +354,46 @@ ctrl_of_host() {
 # nvme_disconnect NQN: disconnect and wait until the devices are gone.
 nvme_disconnect() {
 	nvme disconnect -n "$1" > /dev/null
-	wait_for "! nvme_dev_for $1"
+	wait_for "nvme_ns_gone $1"
 }
 
-# host_state [PID...]: where the stock host stands when it is stuck: its
-# controllers, the tasks PID (fio, nvme-cli) and every blocked task with
-# their kernel stacks, soft-RoCE's QPs and CM ids, the end of dmesg.
+# host_state [PID...]: where a guest stands when it is stuck: the host's
+# controllers, Purlin's live objects, the tasks PID (fio, nvme-cli, a
+# script) with their children and every blocked task or one in Purlin or
+# the RDMA CM with their kernel stacks, soft-RoCE's QPs and CM ids, the end
+# of dmesg.
 host_state() {
-	local c t p
+	local c t p k
 	for c in /sys/class/nvme/nvme*; do
 		[ -e "$c" ] || continue
 		echo "$(basename $c): state=$(cat $c/state 2>/dev/null) $(cat $c/address 2>/dev/null)"
 	done
-	for p in "$@"; do
+	if [ -r /sys/module/purlin/parameters/live ]; then
+		echo "purlin: $(cat /sys/module/purlin/parameters/live)"
+		cat /sys/module/purlin/parameters/pollers 2>/dev/null || true
+	fi
+	# the tasks given and their children (the command a script is stuck in)
+	k=" $* "
+	for _ in 1 2 3; do	# children, grandchildren, ...
+		for t in /proc/[0-9]*/stat; do
+			read -r p _ _ c _ < "$t" 2>/dev/null || continue
+			case "$k" in *" $p "*) ;; *" $c "*) k="$k$p " ;; esac
+		done
+	done
+	for p in $k; do
 		for t in /proc/$p/task/*; do
 			[ -e "$t" ] || continue
 			echo "task $p/$(basename $t) ($(cat $t/comm 2>/dev/null)):"
 			cat $t/stack 2>/dev/null || true
 		done
 	done
+	# blocked tasks, and any thread inside Purlin or the RDMA CM
 	for t in /proc/[0-9]*; do
-		grep -q '^State:.*D (disk sleep)' $t/status 2>/dev/null || continue
-		echo "blocked: $(basename $t) $(cat $t/comm 2>/dev/null)"
-		cat $t/stack 2>/dev/null || true
+		if grep -q '^State:.*D (disk sleep)' $t/status 2>/dev/null ||
+			grep -q 'purlin\|prl_\|rdma_cm\|cma_' $t/stack 2>/dev/null; then
+			echo "task $(basename $t) $(cat $t/comm 2>/dev/null) $(sed -n 's/^State:\t//p' $t/status 2>/dev/null):"
+			cat $t/stack 2>/dev/null || true
+		fi
 	done
 	rdma resource show qp 2>/dev/null | head -n 20
 	rdma resource show cm_id 2>/dev/null | head -n 20
@@ -432,7 +472,9 @@ purlin_assert_idle() {
 # DEV, one after another until bgv_stop: each writes with a verify backlog
 # (reads back while writing) and verifies everything it wrote at the end.
 # The first failure stops the loop.  Files: TAG.N.out, TAG.done (runs
-# finished), TAG.failed (the run that failed), TAG.stop.
+# finished), TAG.failed (the run that failed), TAG.stop.  fio may not
+# create DEV: a run that starts after a disconnect would leave a plain file
+# in /dev where the next connection's device node belongs.
 bgv_start() {
 	local dev=$1 off=$2 size=$3 tag=${4:-bgv}
 	rm -f "$tag".*
@@ -441,6 +483,7 @@ bgv_start() {
 		while [ ! -e "$tag.stop" ]; do
 			i=$((i + 1))
 			fio --name="$tag$i" --filename="$dev" --ioengine=libaio \
+				--allow_file_create=0 \
 				--direct=1 --rw=randwrite --bs=16k --iodepth=16 \
 				--offset="$off" --size="$size" \
 				--verify=crc32c --verify_fatal=1 --do_verify=1 \

@@ -96,5 +96,5 @@ fio_verify "$dev" 4k 8 4M
 echo 1 > $PURLIN_CFS/subsystems/$NQN/namespaces/1/ana_grpid
 
 nvme disconnect -n $NQN > /dev/null
-wait_for "! nvme_dev_for $NQN"
+wait_for "nvme_ns_gone $NQN"
 purlin_clear

@@ -178,7 +178,7 @@ auth_refused() {
 	if timeout 120 nvme connect -t rdma -a $TRADDR -s 4420 -n $NQN "$@"; then
 		fail "$desc: connected"
 	fi
-	nvme_dev_for $NQN > /dev/null 2>&1 && fail "$desc: a namespace appeared"
+	nvme_ns_name $NQN > /dev/null 2>&1 && fail "$desc: a namespace appeared"
 	purlin_assert_idle "$base" "after $desc"
 }
 

@@ -27,5 +27,5 @@ fio_verify "$ndev" 128k 4 16M
 log "disconnect"
 nvme disconnect -n $NQN | grep -q "disconnected 1 controller" ||
 	fail "disconnect did not disconnect one controller"
-wait_for "! nvme_dev_for $NQN"
+wait_for "nvme_ns_gone $NQN"
 purlin_clear

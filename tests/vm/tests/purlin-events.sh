@@ -23,7 +23,7 @@ fio_verify "$dev2" 4k 8 2M
 
 log "namespace 2 disabled: it goes, namespace 1 keeps working"
 echo 0 > $N2/enable
-wait_for "! nvme_dev_for $NQN 2" 150
+wait_for "nvme_ns_gone $NQN 2" 150
 wait $fiopid || fail "I/O on namespace 1 failed while namespace 2 changed"
 fio_verify "$dev" 4k 8 2M
 
@@ -42,7 +42,7 @@ ns2_cmds() {
 c0=$(ns2_cmds)
 await "[ \$(ns2_cmds) -gt $((c0 + 50)) ]" 300 "no fio I/O on namespace 2"
 rmdir $N2
-wait_for "! nvme_dev_for $NQN 2" 150
+wait_for "nvme_ns_gone $NQN 2" 150
 wait $fio2 && fail "fio on the removed namespace did not notice" || true
 fio_verify "$dev" 4k 8 2M
 

@@ -110,7 +110,7 @@ for round in 1 2; do
 	await "! kill -0 $storm" 300 "fio hangs after the disconnect"
 	rc=0; wait $storm || rc=$?
 	log "fio ended with status $rc"
-	wait_for "! nvme_dev_for $NQN" 100
+	wait_for "nvme_ns_gone $NQN" 100
 	await "[ \"\$(cat $LIVE)\" = \"$base\" ]" 300 \
 		"live objects not back to baseline (want $base)"
 	connect

@@ -290,7 +290,7 @@ setf 0x0b 0x800
 # Namespace attribute notices off: namespace 2 stays unseen...
 purlin_ns $NQN 2 /dev/ram0
 sleep 3
-nvme_dev_for $NQN 2 > /dev/null && fail "namespace 2 appeared with namespace notices disabled"
+nvme_ns_name $NQN 2 > /dev/null && fail "namespace 2 appeared with namespace notices disabled"
 # ... until they are on again and the next change is noticed.
 setf 0x0b 0x900
 [ "$(getf 0x0b)" = $((0x900)) ] || fail "AEC after Set 0x900: $(cat gf.out)"

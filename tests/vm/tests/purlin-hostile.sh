@@ -79,7 +79,7 @@ stock_host() {
 	fi
 	if [ -n "$host_why" ]; then
 		nvme disconnect -n $NQN > /dev/null 2>&1 || true
-		poll_until "! nvme_dev_for $NQN" 300 || true
+		poll_until "nvme_ns_gone $NQN" 300 || true
 	fi
 }
 

@@ -102,7 +102,7 @@ gone || { ls -R $PURLIN_CFS; fail "stop left objects"; }
 expect_rc 7 "monitor after stop" cfg monitor
 expect_rc 0 "stop again" cfg stop
 nvme disconnect-all > /dev/null
-wait_for "! nvme_dev_for $NQN"
+wait_for "nvme_ns_gone $NQN"
 
 # --- a removal the kernel refuses ------------------------------------------
 expect_rc 0 "start" cfg start
@@ -174,7 +174,7 @@ nvme resv-acquire $c -n 2 --crkey=0x77 --rtype=1 --racqa=0 > /dev/null || fail "
 cmp -s $S/namespaces/2/resv_state $SHARED/ns2 || fail "the state file is not the state"
 expect_rc 0 "monitor, the hosts' reservation differs from the file's snapshot" rcfg monitor
 nvme disconnect-all > /dev/null
-wait_for "! nvme_dev_for $NQN"
+wait_for "nvme_ns_gone $NQN"
 expect_rc 0 "stop, reservations on" rcfg stop
 gone || fail "stop left objects"
 # all in-memory state gone, as on the node that takes over
@@ -199,7 +199,7 @@ grep -q "not writable" /tmp/ocf.out || { cat /tmp/ocf.out; fail "reason"; }
 mount -o remount,rw $SHARED
 expect_rc 0 "monitor, writable again" rcfg monitor
 nvme disconnect-all > /dev/null
-wait_for "! nvme_dev_for $NQN"
+wait_for "nvme_ns_gone $NQN"
 expect_rc 0 "stop" rcfg stop
 gone || fail "stop left objects"
 umount $SHARED

@@ -140,7 +140,7 @@ rm $P/subsystems/$NQN
 await "[ \$(live queues) = 0 ]" 300 "queues left after the port stopped exporting"
 # the host retries until told to stop; its fio fails then
 nvme disconnect -n $NQN > /dev/null
-wait_for "! nvme_dev_for $NQN"
+wait_for "nvme_ns_gone $NQN"
 bgv_abandon
 [ "$(psum queues)" = 0 ] || fail "polling threads still hold $(psum queues) queues"
 purlin_clear

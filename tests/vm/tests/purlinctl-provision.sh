@@ -262,7 +262,7 @@ wait_for "nvme_dev_for $A 2" 150
 [ "$(active_nsids $ca | tr '\n' ' ')" = "1 2 " ] || fail "enabled namespace not active"
 purlinctl ns disable $A 2
 expect_attr subsystems/$A/namespaces/2/enable 0
-wait_for "! nvme_dev_for $A 2" 150
+wait_for "nvme_ns_gone $A 2" 150
 [ "$(active_nsids $ca | tr '\n' ' ')" = "1 " ] || fail "disabled namespace still active"
 
 log "ns set path on an enabled namespace: the host reads the new device"

@@ -26,6 +26,6 @@ fio_verify "$ndev" 4k 16 16M
 log "disconnect"
 nvme disconnect -n $NQN | grep -q "disconnected 1 controller" ||
 	fail "disconnect did not disconnect one controller"
-wait_for "! nvme_dev_for $NQN"
+wait_for "nvme_ns_gone $NQN"
 nvmet_unexport $NQN 1
 nullblk_destroy refnb

@@ -31,7 +31,22 @@ target)
 	done
 	pair_wait teardown-go 240
 	log "tear the subsystem down under the host's I/O"
-	purlin_clear	# asserts that no controller, queue or request is left
+	# purlin_clear asserts that no controller, queue or request is left.
+	# Stuck: say where the target stands, within the host's wait.
+	( purlin_clear ) > clear.out 2>&1 &
+	cpid=$!
+	t_end=$(($(uptime_s) + 180 * SCALE))
+	while kill -0 $cpid 2>/dev/null; do
+		if [ $(uptime_s) -ge $t_end ]; then
+			cat clear.out
+			log "the teardown is stuck 180 s after it began"
+			host_state $cpid
+			fail "the subsystem's teardown did not finish in 180 s"
+		fi
+		sleep 1
+	done
+	wait $cpid || { cat clear.out; fail "the teardown failed"; }
+	cat clear.out
 	pair_mark teardown-done
 	pair_wait host-done 300
 	;;

@@ -415,18 +415,20 @@ pair_mark() {
 }
 
 # pair_wait NAME [SECONDS]: wait for the other guest's mark NAME (default
-# 120 s); fail at once if the other guest's test failed.
+# 120 s, times SCALE, of wall clock: a guest busy serving I/O takes far
+# longer than a tenth of a second per poll); fail at once if the other
+# guest's test failed.
 pair_wait() {
-	local n=$((${2:-120} * 10 * SCALE)) f
-	while [ "$n" -gt 0 ]; do
+	local t_end=$(($(uptime_s) + ${2:-120} * SCALE)) f
+	while [ "$(uptime_s)" -lt "$t_end" ]; do
 		[ -e "/share/$1" ] && return 0
 		for f in /share/"$TEST".failed.*; do
 			[ -e "$f" ] && fail "the other guest's test failed (${f##*.})"
 		done
 		sleep 0.1
-		n=$((n - 1))
 	done
-	fail "timed out waiting for the other guest's mark '$1'"
+	[ -e "/share/$1" ] && return 0
+	fail "timed out waiting for the other guest's mark '$1' ($(ls /share | tr '\n' ' '))"
 }
 
 # purlin_live: Purlin's live object counters, one line

@@ -133,12 +133,14 @@ nvme_ns_name() {
 
 # nvme_dev_for NQN [NSID]: the block device of that namespace, once it is
 # one: sysfs shows the disk's attributes before devtmpfs has its node (up
-# to 5 s, times SCALE, are allowed for it), and fio opening the name in
-# that window would create a plain file in /dev.
+# to 2 s are allowed for it), and fio opening the name in that window
+# would create a plain file in /dev.  Something else by that name there:
+# not found, at once.
 nvme_dev_for() {
-	local n i=$((50 * SCALE))
+	local n i=20
 	n=$(nvme_ns_name "$@") || return 1
 	while [ ! -b "/dev/$n" ]; do
+		[ ! -e "/dev/$n" ] || return 1
 		i=$((i - 1))
 		[ $i -gt 0 ] || return 1
 		sleep 0.1
@@ -357,13 +359,24 @@ nvme_disconnect() {
 	wait_for "nvme_ns_gone $1"
 }
 
-# host_state [PID...]: where a guest stands when it is stuck: the host's
-# controllers, Purlin's live objects, the tasks PID (fio, nvme-cli, a
-# script) with their children and every blocked task or one in Purlin or
-# the RDMA CM with their kernel stacks, soft-RoCE's QPs and CM ids, the end
-# of dmesg.
+# host_state [PID...]: where a guest stands when it is stuck: the end of
+# dmesg, soft-RoCE's QPs and CM ids, every blocked task or one in Purlin or
+# the RDMA CM with its kernel stack, the host's controllers, Purlin's live
+# objects, and the tasks PID (fio, nvme-cli, a script) with their children
+# and stacks.
 host_state() {
 	local c t p k
+	dmesg | tail -n 20
+	rdma resource show qp 2>/dev/null | head -n 20
+	rdma resource show cm_id 2>/dev/null | head -n 20
+	# blocked tasks, and any thread inside Purlin or the RDMA CM
+	for t in /proc/[0-9]*; do
+		if grep -q '^State:.*D (disk sleep)' $t/status 2>/dev/null ||
+			grep -q 'purlin\|prl_\|rdma_cm\|cma_' $t/stack 2>/dev/null; then
+			echo "task $(basename $t) $(cat $t/comm 2>/dev/null) $(sed -n 's/^State:\t//p' $t/status 2>/dev/null):"
+			cat $t/stack 2>/dev/null || true
+		fi
+	done
 	for c in /sys/class/nvme/nvme*; do
 		[ -e "$c" ] || continue
 		echo "$(basename $c): state=$(cat $c/state 2>/dev/null) $(cat $c/address 2>/dev/null)"
@@ -372,11 +385,12 @@ host_state() {
 		echo "purlin: $(cat /sys/module/purlin/parameters/live)"
 		cat /sys/module/purlin/parameters/pollers 2>/dev/null || true
 	fi
-	# the tasks given and their children (the command a script is stuck in)
+	# last (the end of a failed test's log is what the summary shows): the
+	# tasks given and their children, e.g. the command a script is stuck in
 	k=" $* "
 	for _ in 1 2 3; do	# children, grandchildren, ...
 		for t in /proc/[0-9]*/stat; do
-			read -r p _ _ c _ < "$t" 2>/dev/null || continue
+			read -r p _ _ c _ 2>/dev/null < "$t" || continue
 			case "$k" in *" $p "*) ;; *" $c "*) k="$k$p " ;; esac
 		done
 	done
@@ -387,17 +401,6 @@ host_state() {
 			cat $t/stack 2>/dev/null || true
 		done
 	done
-	# blocked tasks, and any thread inside Purlin or the RDMA CM
-	for t in /proc/[0-9]*; do
-		if grep -q '^State:.*D (disk sleep)' $t/status 2>/dev/null ||
-			grep -q 'purlin\|prl_\|rdma_cm\|cma_' $t/stack 2>/dev/null; then
-			echo "task $(basename $t) $(cat $t/comm 2>/dev/null) $(sed -n 's/^State:\t//p' $t/status 2>/dev/null):"
-			cat $t/stack 2>/dev/null || true
-		fi
-	done
-	rdma resource show qp 2>/dev/null | head -n 20
-	rdma resource show cm_id 2>/dev/null | head -n 20
-	dmesg | tail -n 40
 }
 
 # idfield FIELD: value of "FIELD : value" in nvme-cli's text output.

@@ -127,9 +127,7 @@ sleep 1
 bfree=$(per_s $(rate 3 $S2))
 log "host B alone: $bfree IOPS"
 if [ $bfree -le $((4 * N)) ]; then
-	# an eighth: host A's two loads share the CPU with B's, and on the
-	# debug kernel (105 IOPS alone) a fifth was more than A could reach
-	N=$((bfree / 8))
+	N=$((bfree / 5))
 	log "a slow kernel: limits scaled to N=$N IOPS"
 	[ $N -ge 6 ] || fail "host B alone only does $bfree IOPS: too slow to tell any limit"
 fi

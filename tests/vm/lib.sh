@@ -359,12 +359,12 @@ nvme_disconnect() {
 	wait_for "nvme_ns_gone $1"
 }
 
-# host_state [PID...]: where a guest stands when it is stuck: the end of
+# guest_state [PID...]: where a guest stands when it is stuck: the end of
 # dmesg, soft-RoCE's QPs and CM ids, every blocked task or one in Purlin or
 # the RDMA CM with its kernel stack, the host's controllers, Purlin's live
 # objects, and the tasks PID (fio, nvme-cli, a script) with their children
 # and stacks.
-host_state() {
+guest_state() {
 	local c t p k
 	dmesg | tail -n 20
 	rdma resource show qp 2>/dev/null | head -n 20

@@ -3,14 +3,13 @@
 # Exit 0 if a guest console (carriage returns removed) shows a crash in
 # soft-RoCE with nothing of Purlin loaded: an Oops, panic, general
 # protection fault or BUG whose call trace holds rdma_rxe frames, and module
-# lists that do not name purlin.  tests/vm/run runs a pair test once more
-# after such a crash of the host guest (Documentation/testing.md, pair
-# tests).
+# lists that do not name purlin: a pair test is run once more after such a
+# crash (Documentation/testing.md, pair tests).
 #
-# With -v loaded=1, Purlin may be loaded, but no call trace in the console
-# may hold one of its frames: tests/vm/run then runs the pair test once
-# more too, and a second such crash fails it (a fault of Purlin's that
-# corrupts soft-RoCE's memory would not stay away twice in a row).
+# With -v loaded=1, which tests/vm/run uses, Purlin may also be loaded,
+# provided no call trace in the console holds one of its frames; a second
+# such crash fails the test (a fault of Purlin's that corrupts soft-RoCE's
+# memory would not stay away twice in a row).
 /Oops:|Kernel panic|general protection fault|BUG: / { crash = 1 }
 crash && /\[rdma_rxe\]/ { rxe = 1 }
 /\[purlin\]/ { pframe = 1 }

@@ -149,7 +149,7 @@ host)
 	if kill -0 $fio_pid 2>/dev/null; then
 		log "fio still running 180 s after the link came back"
 		cat /sys/block/$(basename $dev)/inflight 2>/dev/null || true
-		host_state $fio_pid
+		guest_state $fio_pid
 		rxe_counters
 		echo w > /proc/sysrq-trigger	# blocked tasks, to the console
 		kill -9 $fio_pid 2>/dev/null

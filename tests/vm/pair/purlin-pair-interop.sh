@@ -40,7 +40,7 @@ target)
 		if [ $(uptime_s) -ge $t_end ]; then
 			cat clear.out
 			log "the teardown is stuck 180 s after it began"
-			host_state $cpid
+			guest_state $cpid
 			fail "the subsystem's teardown did not finish in 180 s"
 		fi
 		sleep 1
@@ -124,7 +124,7 @@ host)
 	while ls /sys/class/nvme/nvme* > /dev/null 2>&1 || kill -0 $fiopid 2>/dev/null; do
 		if [ $(uptime_s) -ge $t_end ]; then
 			log "the host is stuck 240 s after the teardown"
-			host_state $dpid $fiopid
+			guest_state $dpid $fiopid
 			fail "controllers or fio still there 240 s after the subsystem went away"
 		fi
 		sleep 1

@@ -12,7 +12,16 @@ mkdir -p "$logdir"
 
 . "$top/scripts/results.sh"
 
-echo "== dependencies"
+# The failures' digest (tests/vm/run appends to it; finish prints it last).
+export VM_DIGEST=$logdir/digest.txt
+: > "$VM_DIGEST"
+t0=$(date +%s)
+section() {	# section TITLE: a heading with the minutes:seconds since the start
+	local e=$(( $(date +%s) - t0 ))
+	printf '== [%d:%02d] %s\n' $((e / 60)) $((e % 60)) "$*"
+}
+
+section "dependencies"
 if ! scripts/deps.sh; then
 	result FAIL deps "package installation failed"
 	finish
@@ -40,7 +49,7 @@ case "${CHECK_KVER:-}" in
 	fi ;;
 esac
 
-echo "== build"
+section "build"
 if make --no-print-directory module > "$logdir/module.log" 2>&1; then
 	# modpost says WARNING: (upper case), the compiler warning:
 	if grep -E 'warning:|WARNING:|error:' "$logdir/module.log"; then
@@ -60,7 +69,7 @@ else
 fi
 [ "$fail" -eq 0 ] || finish
 
-echo "== unit tests (cmocka, TAP)"
+section "unit tests (cmocka, TAP)"
 make --no-print-directory -s -C tests/unit check > "$logdir/unit.tap" 2>&1
 urc=$?
 # A failure message without a trailing newline puts "not ok" mid-line:
@@ -84,7 +93,7 @@ if [ ! -s "$logdir/unit.txt" ]; then
 	result FAIL unit "no unit test results"
 fi
 
-echo "== bench report processing (host)"
+section "bench report processing (host)"
 tests/bench/report-test.sh > "$logdir/bench-report.txt" 2>&1
 brc=$?
 grep -v '^PASS' "$logdir/bench-report.txt" || true
@@ -95,7 +104,7 @@ if [ $brc -ne 0 ] && ! grep -q '^FAIL' "$logdir/bench-report.txt"; then
 fi
 
 # Packages, DKMS and the newest Debian kernel (sid chroot), 6.1, 6.12.
-echo "== packaging and kernels (DKMS)"
+section "packaging and kernels (DKMS)"
 scripts/dkms-check.sh 2>&1 | tee "$logdir/dkms.log"
 drc=${PIPESTATUS[0]}
 count_lines "$logdir/dkms.log"
@@ -103,7 +112,7 @@ if [ "$drc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/dkms.log"; then
 	result FAIL dkms-check "harness error (exit $drc)"
 fi
 
-echo "== guest suite${suite_env:+ ($suite_env)}"
+section "guest suite${suite_env:+ ($suite_env)}"
 env $suite_env tests/vm/run ${T:-} 2>&1 | tee "$logdir/vm.log"
 vrc=${PIPESTATUS[0]}
 count_lines "$logdir/vm.log"
@@ -114,7 +123,7 @@ fi
 # The tests that move data, again with polled I/O queues on every port
 # (param_cq_mode=poll; make check-poll runs the whole suite that way).
 poll_tests="purlin-connect purlin-fio-matrix purlin-file purlin-queues purlin-multi purlin-teardown purlin-fault-kill purlin-fault-port purlin-wire purlin-hostile purlin-qos"
-echo "== guest suite, polled I/O queues${suite_env:+ ($suite_env)}"
+section "guest suite, polled I/O queues${suite_env:+ ($suite_env)}"
 env $suite_env VM_APPEND="${VM_APPEND:-} purlin_cq_mode=poll" tests/vm/run $poll_tests 2>&1 |
 	sed 's/^\(PASS\|FAIL\|SKIP\) /\1 poll:/' | tee "$logdir/vm-poll.log"
 vrc=${PIPESTATUS[0]}
@@ -143,7 +152,7 @@ run_vm() {
 # and purlin-pair-faults is not stable yet: the ToS and interop pair tests
 # run here.
 pair_tests="purlin-pair-tos purlin-pair-interop"
-echo "== guest pair tests (two guests, one virtual wire)${suite_env:+ ($suite_env)}"
+section "guest pair tests (two guests, one virtual wire)${suite_env:+ ($suite_env)}"
 run_vm "$logdir/vm-pair.log" "" $suite_env -- --pair $pair_tests
 
 # The kernel matrix (Documentation/testing.md, "Kernels"): Purlin as the
@@ -157,7 +166,7 @@ if [ -z "${CHECK_KVER:-}" ]; then
 	cells_k=("$(ls -1 /lib/modules | sort -V | tail -n 1)") cells_r=(/)
 	cells_ko=("$top/purlin.ko")
 	for series in 6.12 sid; do
-		echo "== kernel $series: fetch and build"
+		section "kernel $series: fetch and build"
 		if ! fetch_kernel "$series"; then
 			result FAIL "kernel-$series" "cannot fetch the $series kernel"
 			continue
@@ -174,7 +183,7 @@ if [ -z "${CHECK_KVER:-}" ]; then
 		ts=$(echo "$t" | cut -d. -f1,2)
 		tenv=(KVER="$t" MODROOT="${cells_r[$i]}" PURLIN_KO="${cells_ko[$i]}")
 		if [ "$i" -gt 0 ]; then
-			echo "== guest interop core on $t"
+			section "guest interop core on $t"
 			run_vm "$logdir/vm-$ts.log" "$ts" "${tenv[@]}" -- \
 				purlin-load purlin-auth purlin-connect purlin-discovery reference-nvmet
 			# purlin-pair-faults is not here yet: its outage phase hung
@@ -185,7 +194,7 @@ if [ -z "${CHECK_KVER:-}" ]; then
 			[ "$j" != "$i" ] || continue
 			h=${cells_k[$j]}
 			hs=$(echo "$h" | cut -d. -f1,2)
-			echo "== guest pair interop: target $t, host $h"
+			section "guest pair interop: target $t, host $h"
 			run_vm "$logdir/vm-pair-$ts-$hs.log" "$ts-host-$hs" "${tenv[@]}" \
 				HOST_KVER="$h" HOST_MODROOT="${cells_r[$j]}" -- \
 				--pair purlin-pair-interop
@@ -193,8 +202,8 @@ if [ -z "${CHECK_KVER:-}" ]; then
 	done
 fi
 
-echo "== harness self-test"
-tests/vm/harness-selftest | tee "$logdir/selftest.log"
+section "harness self-test"
+VM_DIGEST= tests/vm/harness-selftest | tee "$logdir/selftest.log"
 hrc=${PIPESTATUS[0]}
 count_lines "$logdir/selftest.log"
 if [ "$hrc" -ne 0 ] && ! grep -q '^FAIL ' "$logdir/selftest.log"; then

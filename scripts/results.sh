@@ -26,6 +26,11 @@ count_lines() {
 }
 
 finish() {
+	if [ -n "${VM_DIGEST:-}" ] && [ -s "$VM_DIGEST" ]; then
+		echo "== the failures again, with their guests' last words (full output above)"
+		head -n 80 "$VM_DIGEST"
+	fi
+	[ -z "${t0:-}" ] || echo "== [$(( ($(date +%s) - t0) / 60 )) min] done"
 	echo "$pass passed, $fail failed, $skip skipped"
 	[ "$fail" -eq 0 ]
 	exit

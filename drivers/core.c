@@ -686,11 +686,19 @@ void purlin_port_disable(struct purlin_port *port)
  * ctrl->lock orders this against Set Features KATO, which (re)arms or
  * cancels the work under it: a KATO of 0 set while this runs is seen here,
  * and nothing re-arms the work after it.
+ *
+ * While the admin queue has yet to authenticate (after its Connect, or
+ * after a failed re-authentication) the host can send nothing that keeps
+ * the controller alive, and may spend longer than the KATO computing a
+ * large Diffie-Hellman group: the authentication deadline
+ * (purlin_auth_arm(), armed whenever the queue is not authenticated)
+ * bounds the controller then, not the keep-alive timer.
  */
 static void purlin_ka_work(struct work_struct *work)
 {
 	struct purlin_ctrl *ctrl = container_of(to_delayed_work(work),
 						struct purlin_ctrl, ka_work);
+	struct purlin_sq *admin;
 	u32 kato;
 
 	mutex_lock(&ctrl->lock);
@@ -699,6 +707,9 @@ static void purlin_ka_work(struct work_struct *work)
 		mutex_unlock(&ctrl->lock);
 		return;
 	}
+	admin = ctrl->sqs[0];
+	if (ctrl->auth_required && admin && !READ_ONCE(admin->authenticated))
+		WRITE_ONCE(ctrl->ka_seen, true);
 	if (xchg(&ctrl->ka_seen, false)) {
 		queue_delayed_work(purlin_wq, &ctrl->ka_work,
 				   msecs_to_jiffies(kato));

@@ -137,10 +137,13 @@ echo $N > $HA/qos_iops
 log "host A limited to $N IOPS over its two controllers, B beside it"
 pa=$(load $da1 $da3)
 sleep 2
-c0=$(sum_reads $S2); t0=$(now_ms)
+c0=$(sum_reads $S2); t0=$(now_ms); w0=$(KEY=throttled sum_reads $S1 $S3)
 ra=$(rate 8 $S1 $S3)
-c1=$(sum_reads $S2); t1=$(now_ms)
+c1=$(sum_reads $S2); t1=$(now_ms); w1=$(KEY=throttled sum_reads $S1 $S3)
 rb=$(((c1 - c0) * 1000 / (t1 - t0)))
+# How many of A's commands waited in its bucket: all of them while its
+# queues keep the bucket's FIFO full (the limit is what holds A back).
+log "host A: ${ra% *} commands in the window, $((w1 - w0)) of them waited"
 within $ra $N 5 "host A, two controllers"
 log "host B beside it: $rb IOPS (alone: $bfree)"
 [ $rb -gt $((3 * N)) ] || fail "host B slowed to $rb IOPS by host A's limit"

@@ -1619,6 +1619,28 @@ CONFIGFS_ATTR(purlin_port_, param_tos);
 PURLIN_PORT_U32_PARAM(poll_usecs, poll_usecs, PURLIN_DEF_POLL_USECS, 0,
 		      PURLIN_MAX_POLL_USECS);
 
+static ssize_t purlin_port_param_srq_size_show(struct config_item *item,
+					       char *page)
+{
+	return sprintf(page, "%u\n", to_port(item)->srq_size);
+}
+
+/* 0 (each queue its own receive buffers) or MIN..MAX; -1: the default, 0. */
+static ssize_t purlin_port_param_srq_size_store(struct config_item *item,
+						const char *page, size_t count)
+{
+	int v, ret;
+
+	if (kstrtoint(page, 0, &v))
+		return -EINVAL;
+	if (v > 0 && v < PURLIN_MIN_SRQ_SIZE)
+		return -EINVAL;
+	ret = purlin_port_set_u32(item, page, &to_port(item)->srq_size, 0, 0,
+				  PURLIN_MAX_SRQ_SIZE);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(purlin_port_, param_srq_size);
+
 static const char * const purlin_cq_mode_names[] = {
 	[PURLIN_CQ_WORKQUEUE] = "workqueue",
 	[PURLIN_CQ_POLL] = "poll",
@@ -1702,6 +1724,7 @@ static struct configfs_attribute *purlin_port_attrs[] = {
 	&purlin_port_attr_param_connect_timeout_ms,
 	&purlin_port_attr_param_cq_mode,
 	&purlin_port_attr_param_poll_usecs,
+	&purlin_port_attr_param_srq_size,
 	&purlin_port_attr_param_poll_cpus,
 	NULL,
 };

@@ -33,13 +33,15 @@ struct workqueue_struct *purlin_ctrl_wq;
 static int purlin_live_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf,
-			  "subsystems=%d namespaces=%d ports=%d ctrls=%d queues=%d reqs=%d pool_free=%u\n",
+			  "subsystems=%d namespaces=%d ports=%d ctrls=%d queues=%d reqs=%d srqs=%d srq_held=%d pool_free=%u\n",
 			  atomic_read(&purlin_live.subsystems),
 			  atomic_read(&purlin_live.namespaces),
 			  atomic_read(&purlin_live.ports),
 			  atomic_read(&purlin_live.ctrls),
 			  atomic_read(&purlin_live.queues),
 			  atomic_read(&purlin_live.reqs),
+			  atomic_read(&purlin_live.srqs),
+			  atomic_read(&purlin_live.srq_held),
 			  purlin_bufpool_free_chunks());
 }
 

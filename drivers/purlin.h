@@ -62,6 +62,9 @@ enum purlin_cq_mode {
 
 #define PURLIN_DEF_POLL_USECS		50
 #define PURLIN_MAX_POLL_USECS		100000
+/* param_srq_size: 0 (off) or MIN..MAX receive buffers per SRQ. */
+#define PURLIN_MIN_SRQ_SIZE		16
+#define PURLIN_MAX_SRQ_SIZE		4096
 
 /* Data buffers come from the pool in chunks of this size (see bufpool.c). */
 #define PURLIN_CHUNK_ORDER		4
@@ -86,6 +89,8 @@ struct purlin_counters {
 	atomic_t ctrls;
 	atomic_t queues;
 	atomic_t reqs;
+	atomic_t srqs;			/* the RDMA transport's shared RQs */
+	atomic_t srq_held;		/* their buffers taken, not yet back */
 	atomic_t subsystems;
 	atomic_t namespaces;
 	atomic_t ports;
@@ -448,6 +453,12 @@ struct purlin_port {
 	enum purlin_cq_mode cq_mode;
 	u32 poll_usecs;
 	cpumask_var_t poll_cpus;
+	/*
+	 * Receive buffers of the I/O queues: 0, each queue its own; else a
+	 * shared receive queue of that many per RDMA device (rdma-queue.c).
+	 * Read when a queue connects; set only while disabled.
+	 */
+	u32 srq_size;
 	bool enabled;
 	const struct purlin_transport_ops *ops;
 	void *priv;			/* the transport's listener */

@@ -48,18 +48,66 @@ static void prl_wc_error(struct prl_rdma_queue *queue, struct ib_wc *wc,
 
 /* ---- receive ----------------------------------------------------------- */
 
-int prl_post_recv(struct prl_rdma_queue *queue,
-		  struct prl_rdma_cmd *cmd)
+static void prl_sync_recv(struct ib_device *ib, struct prl_rdma_cmd *cmd)
 {
-	struct ib_device *ib = queue->dev->ib;
-	int ret;
-
 	ib_dma_sync_single_for_device(ib, cmd->sge[0].addr, cmd->sge[0].length,
 				      DMA_FROM_DEVICE);
 	if (cmd->inline_page)
 		ib_dma_sync_single_for_device(ib, cmd->sge[1].addr,
 					      cmd->sge[1].length,
 					      DMA_FROM_DEVICE);
+}
+
+/*
+ * Post a shared receive buffer to its SRQ.  The SRQ outlives every queue
+ * that uses it, and a buffer is only ever posted by the one command that
+ * holds it, whose queue holds a reference: no posting guard.
+ */
+int prl_srq_post(struct prl_srq *srq, struct prl_rdma_cmd *cmd)
+{
+	int ret;
+
+	prl_sync_recv(srq->dev->ib, cmd);
+	ret = ib_post_srq_recv(srq->srq, &cmd->wr, NULL);
+	if (ret)
+		pr_err_ratelimited("%s: posting a shared receive failed: %d\n",
+				   dev_name(&srq->dev->ib->dev), ret);
+	return ret;
+}
+
+/*
+ * A shared buffer a receive completion took goes back to its SRQ.
+ * purlin_live.srq_held counts the buffers taken and not back: one that
+ * cannot be posted again stays counted (the SRQ is one short for good).
+ */
+static int prl_srq_give_back(struct prl_rdma_cmd *cmd)
+{
+	int ret = prl_srq_post(cmd->srq, cmd);
+
+	if (!ret)
+		atomic_dec(&purlin_live.srq_held);
+	return ret;
+}
+
+/*
+ * A receive buffer whose capsule is not run (its queue is going, or the
+ * capsule was refused): a shared one goes back to its SRQ at once; a
+ * queue's own stays unposted, its queue is being torn down.
+ */
+void prl_cmd_drop(struct prl_rdma_cmd *cmd)
+{
+	if (cmd->srq)
+		prl_srq_give_back(cmd);
+}
+
+int prl_post_recv(struct prl_rdma_queue *queue,
+		  struct prl_rdma_cmd *cmd)
+{
+	int ret;
+
+	if (cmd->srq)
+		return prl_srq_give_back(cmd);
+	prl_sync_recv(queue->dev->ib, cmd);
 	if (!prl_post_begin(queue))
 		return -ESHUTDOWN;
 	ret = ib_post_recv(queue->qp, &cmd->wr, NULL);
@@ -74,18 +122,27 @@ void prl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct prl_rdma_cmd *cmd = container_of(wc->wr_cqe,
 						struct prl_rdma_cmd, cqe);
-	struct prl_rdma_queue *queue = cmd->queue;
-	struct ib_device *ib = queue->dev->ib;
+	struct prl_rdma_queue *queue;
+	struct ib_device *ib;
 	unsigned long flags;
 
+	/* A shared buffer serves whichever queue's QP took it. */
+	if (cmd->srq) {
+		atomic_inc(&purlin_live.srq_held);
+		cmd->queue = wc->qp->qp_context;
+	}
+	queue = cmd->queue;
+	ib = queue->dev->ib;
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		prl_wc_error(queue, wc, "receive");
+		prl_cmd_drop(cmd);
 		return;
 	}
 	if (unlikely(wc->byte_len < sizeof(struct nvme_command))) {
 		pr_err_ratelimited("queue %u: capsule of %u bytes, shorter than a command; disconnecting\n",
 				   queue->host_qid, wc->byte_len);
 		prl_queue_disconnect(queue);
+		prl_cmd_drop(cmd);
 		return;
 	}
 	cmd->byte_len = wc->byte_len;
@@ -106,13 +163,29 @@ void prl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		prl_handle_command(queue, cmd);
 		return;
 	case PRL_Q_CONNECTING:
-		/* The capsule beat ESTABLISHED here: run it once live. */
-		list_add_tail(&cmd->entry, &queue->pending_cmds);
+		/*
+		 * The capsule beat ESTABLISHED here: run it once live.  No
+		 * more than the queue's size, which a receive queue of its
+		 * own would hold; on an SRQ, whose buffers would not stop a
+		 * host, no more than a host sends before its Connect is
+		 * answered (the Connect itself).
+		 */
+		if (queue->nr_pending_cmds <
+		    (queue->srq ? PRL_MAX_EARLY_SRQ : queue->recv_queue_size)) {
+			queue->nr_pending_cmds++;
+			list_add_tail(&cmd->entry, &queue->pending_cmds);
+			spin_unlock_irqrestore(&queue->state_lock, flags);
+			return;
+		}
+		pr_err_ratelimited("queue %u: more capsules than its size before it was established; disconnecting\n",
+				   queue->host_qid);
+		__prl_queue_disconnect(queue);
 		break;
 	default:
 		break;
 	}
 	spin_unlock_irqrestore(&queue->state_lock, flags);
+	prl_cmd_drop(cmd);
 }
 
 /* ---- command: parse and map -------------------------------------------- */
@@ -135,10 +208,15 @@ void prl_handle_command(struct prl_rdma_queue *queue,
 		pr_err_ratelimited("queue %u: no response context free (host past its queue size); disconnecting\n",
 				   queue->host_qid);
 		prl_queue_disconnect(queue);
+		prl_cmd_drop(cmd);
 		return;
 	}
 	rsp->cmd = cmd;
 	rsp->req.cmd = cmd->nvme_cmd;
+	if (cmd->srq) {
+		rsp->cmd_copy = *cmd->nvme_cmd;
+		rsp->req.cmd = &rsp->cmd_copy;
+	}
 	rsp->n_rdma = 0;
 	rsp->keyed = false;
 	rsp->invalidate = false;
@@ -153,6 +231,15 @@ void prl_handle_command(struct prl_rdma_queue *queue,
 	if (status) {
 		purlin_req_complete(&rsp->req, status);
 		return;
+	}
+	/*
+	 * A shared buffer whose data the command does not use goes back now:
+	 * a command that waits (for data chunks, a limit, the back end) must
+	 * not keep buffers every queue of the device lives on.
+	 */
+	if (cmd->srq && !rsp->req.sg) {
+		rsp->cmd = NULL;
+		prl_srq_give_back(cmd);
 	}
 	if (!purlin_check_data_len(&rsp->req))
 		return;
@@ -443,6 +530,7 @@ void prl_queue_response(struct purlin_req *req)
 {
 	struct prl_rdma_rsp *rsp = container_of(req, struct prl_rdma_rsp, req);
 	struct prl_rdma_queue *queue = rsp->queue;
+	struct prl_rdma_cmd *cmd;
 
 	pr_debug("queue %u: cid %u status 0x%x\n", queue->host_qid,
 		 req->cqe->command_id, le16_to_cpu(req->cqe->status) >> 1);
@@ -457,7 +545,10 @@ void prl_queue_response(struct purlin_req *req)
 	 * only when our SEND completes (on the host's ACK) would race its next
 	 * capsule, which then meets receiver-not-ready NAKs and waits.
 	 */
-	if (unlikely(prl_post_recv(queue, rsp->cmd))) {
+	cmd = rsp->cmd;
+	rsp->cmd = NULL;
+	/* (A shared buffer may have gone back when the command was parsed.) */
+	if (cmd && unlikely(prl_post_recv(queue, cmd))) {
 		/* Touch the queue before the rsp goes back, never after. */
 		prl_queue_disconnect(queue);
 		prl_release_rsp(rsp);
@@ -683,6 +774,11 @@ void prl_release_rsp(struct prl_rdma_rsp *rsp)
 
 	prl_rw_destroy(rsp);
 	rsp->own_buf = false;
+	/* Not posted again yet (the queue is going): a shared one must be. */
+	if (rsp->cmd) {
+		prl_cmd_drop(rsp->cmd);
+		rsp->cmd = NULL;
+	}
 	if (rsp->pool_nents) {
 		purlin_bufpool_put(rsp->sgl, rsp->pool_nents, rsp->accts,
 				   rsp->nr_accts);

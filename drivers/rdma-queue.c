@@ -25,60 +25,68 @@ static void prl_release_work(struct work_struct *w);
 
 /* ---- receive and response buffers -------------------------------------- */
 
-static void prl_free_cmds(struct prl_rdma_queue *queue)
+static void prl_free_cmds(struct prl_rdma_device *dev, struct prl_cmds *rx)
 {
-	struct ib_device *ib = queue->dev->ib;
+	struct ib_device *ib = dev->ib;
 	u32 i;
 
-	if (!queue->cmds)
+	if (!rx->cmds)
 		return;
-	for (i = 0; i < queue->recv_queue_size; i++) {
-		struct prl_rdma_cmd *cmd = &queue->cmds[i];
+	for (i = 0; i < rx->nr; i++) {
+		struct prl_rdma_cmd *cmd = &rx->cmds[i];
 
 		if (!cmd->inline_page)
 			continue;
 		ib_dma_unmap_page(ib, cmd->sge[1].addr, cmd->sge[1].length,
 				  DMA_FROM_DEVICE);
-		__free_pages(cmd->inline_page, queue->inline_order);
+		__free_pages(cmd->inline_page, rx->inline_order);
 	}
-	if (queue->cmd_bufs) {
-		ib_dma_unmap_single(ib, queue->cmd_bufs_dma,
-				    queue->recv_queue_size *
-				    sizeof(struct nvme_command),
+	if (rx->bufs) {
+		ib_dma_unmap_single(ib, rx->bufs_dma,
+				    rx->nr * sizeof(struct nvme_command),
 				    DMA_FROM_DEVICE);
-		kfree(queue->cmd_bufs);
+		kfree(rx->bufs);
 	}
-	kvfree(queue->cmds);
-	queue->cmds = NULL;
+	kvfree(rx->cmds);
+	rx->cmds = NULL;
+	rx->bufs = NULL;
 }
 
-static int prl_alloc_cmds(struct prl_rdma_queue *queue)
+/*
+ * nr receive buffers of inline bytes of in-capsule data each, for queue
+ * (its own) or srq (shared: exactly one of the two is set).
+ */
+static int prl_alloc_cmds(struct prl_rdma_device *dev, struct prl_cmds *rx,
+			  u32 nr, u32 inline_size,
+			  struct prl_rdma_queue *queue, struct prl_srq *srq)
 {
-	struct ib_device *ib = queue->dev->ib;
-	size_t bytes = queue->recv_queue_size * sizeof(struct nvme_command);
-	u32 lkey = queue->dev->pd->local_dma_lkey;
+	struct ib_device *ib = dev->ib;
+	size_t bytes = nr * sizeof(struct nvme_command);
+	u32 lkey = dev->pd->local_dma_lkey;
 	u32 i;
 
-	queue->cmds = kvcalloc(queue->recv_queue_size, sizeof(*queue->cmds),
-			       GFP_KERNEL);
-	if (!queue->cmds)
+	rx->nr = nr;
+	rx->inline_data_size = inline_size;
+	rx->inline_order = get_order(inline_size);
+	rx->cmds = kvcalloc(nr, sizeof(*rx->cmds), GFP_KERNEL);
+	if (!rx->cmds)
 		return -ENOMEM;
-	queue->cmd_bufs = kzalloc(bytes, GFP_KERNEL);
-	if (!queue->cmd_bufs)
+	rx->bufs = kzalloc(bytes, GFP_KERNEL);
+	if (!rx->bufs)
 		goto fail;
-	queue->cmd_bufs_dma = ib_dma_map_single(ib, queue->cmd_bufs, bytes,
-						DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ib, queue->cmd_bufs_dma)) {
-		kfree(queue->cmd_bufs);
-		queue->cmd_bufs = NULL;
+	rx->bufs_dma = ib_dma_map_single(ib, rx->bufs, bytes, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ib, rx->bufs_dma)) {
+		kfree(rx->bufs);
+		rx->bufs = NULL;
 		goto fail;
 	}
-	for (i = 0; i < queue->recv_queue_size; i++) {
-		struct prl_rdma_cmd *cmd = &queue->cmds[i];
+	for (i = 0; i < nr; i++) {
+		struct prl_rdma_cmd *cmd = &rx->cmds[i];
 
 		cmd->queue = queue;
-		cmd->nvme_cmd = &queue->cmd_bufs[i];
-		cmd->sge[0].addr = queue->cmd_bufs_dma +
+		cmd->srq = srq;
+		cmd->nvme_cmd = &rx->bufs[i];
+		cmd->sge[0].addr = rx->bufs_dma +
 				   i * sizeof(struct nvme_command);
 		cmd->sge[0].length = sizeof(struct nvme_command);
 		cmd->sge[0].lkey = lkey;
@@ -87,29 +95,135 @@ static int prl_alloc_cmds(struct prl_rdma_queue *queue)
 		cmd->wr.sg_list = cmd->sge;
 		cmd->wr.num_sge = 1;
 		INIT_LIST_HEAD(&cmd->entry);
-		if (!queue->inline_data_size)
+		if (!inline_size)
 			continue;
 		/* Compound, as the pool's chunks (bufpool.c). */
 		cmd->inline_page = alloc_pages(GFP_KERNEL | __GFP_COMP,
-					       queue->inline_order);
+					       rx->inline_order);
 		if (!cmd->inline_page)
 			goto fail;
 		cmd->sge[1].addr = ib_dma_map_page(ib, cmd->inline_page, 0,
-						   queue->inline_data_size,
+						   inline_size,
 						   DMA_FROM_DEVICE);
 		if (ib_dma_mapping_error(ib, cmd->sge[1].addr)) {
-			__free_pages(cmd->inline_page, queue->inline_order);
+			__free_pages(cmd->inline_page, rx->inline_order);
 			cmd->inline_page = NULL;
 			goto fail;
 		}
-		cmd->sge[1].length = queue->inline_data_size;
+		cmd->sge[1].length = inline_size;
 		cmd->sge[1].lkey = lkey;
 		cmd->wr.num_sge = 2;
 	}
 	return 0;
 fail:
-	prl_free_cmds(queue);
+	prl_free_cmds(dev, rx);
 	return -ENOMEM;
+}
+
+/* ---- shared receive queues ---------------------------------------------- */
+
+static void prl_srq_event(struct ib_event *event, void *ctx)
+{
+	struct prl_srq *srq = ctx;
+
+	pr_err_ratelimited("%s: SRQ event %s (%d)\n",
+			   dev_name(&srq->dev->ib->dev),
+			   ib_event_msg(event->event), event->event);
+}
+
+/*
+ * Free an SRQ whose last queue is gone: every queue that used it has
+ * destroyed its QP, so no receive completes into it any more; what is
+ * still posted goes with it.  Called with dev->srq_lock held (kref_put_mutex).
+ */
+static void prl_srq_release(struct kref *ref)
+{
+	struct prl_srq *srq = container_of(ref, struct prl_srq, ref);
+	struct prl_rdma_device *dev = srq->dev;
+
+	lockdep_assert_held(&dev->srq_lock);
+	list_del(&srq->entry);
+	mutex_unlock(&dev->srq_lock);
+	ib_destroy_srq(srq->srq);
+	prl_free_cmds(dev, &srq->rx);
+	kfree(srq);
+	atomic_dec(&purlin_live.srqs);
+	prl_device_put(dev);
+}
+
+static void prl_srq_put(struct prl_srq *srq)
+{
+	kref_put_mutex(&srq->ref, prl_srq_release, &srq->dev->srq_lock);
+}
+
+/*
+ * The device's SRQ of size receive buffers of inline bytes each, shared
+ * (a reference), created on first use.  NULL with *err set when it cannot
+ * be had; -EOPNOTSUPP: the device has no SRQs (the caller uses a receive
+ * queue of its own).
+ */
+static struct prl_srq *prl_srq_get(struct prl_rdma_device *dev, u32 size,
+				   u32 inline_size, int *err)
+{
+	struct ib_device *ib = dev->ib;
+	struct ib_srq_init_attr attr = {};
+	struct prl_srq *srq;
+	u32 i;
+
+	if (!ib->attrs.max_srq ||
+	    ib->attrs.max_srq_sge < (inline_size ? 2 : 1)) {
+		*err = -EOPNOTSUPP;
+		return NULL;
+	}
+	size = min_t(u32, size, ib->attrs.max_srq_wr);
+	mutex_lock(&dev->srq_lock);
+	list_for_each_entry(srq, &dev->srqs, entry) {
+		if (srq->rx.nr == size &&
+		    srq->rx.inline_data_size == inline_size) {
+			kref_get(&srq->ref);
+			goto out;
+		}
+	}
+	*err = -ENOMEM;
+	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
+	if (!srq)
+		goto out;
+	srq->dev = dev;
+	kref_init(&srq->ref);
+	if (prl_alloc_cmds(dev, &srq->rx, size, inline_size, NULL, srq))
+		goto free_srq;
+	attr.event_handler = prl_srq_event;
+	attr.srq_context = srq;
+	attr.srq_type = IB_SRQT_BASIC;
+	attr.attr.max_wr = size;
+	attr.attr.max_sge = inline_size ? 2 : 1;
+	srq->srq = ib_create_srq(dev->pd, &attr);
+	if (IS_ERR(srq->srq)) {
+		*err = PTR_ERR(srq->srq);
+		pr_err_ratelimited("%s: creating an SRQ of %u failed: %d\n",
+				   dev_name(&ib->dev), size, *err);
+		goto free_cmds;
+	}
+	for (i = 0; i < size; i++) {
+		*err = prl_srq_post(srq, &srq->rx.cmds[i]);
+		if (*err)
+			goto destroy;
+	}
+	kref_get(&dev->ref);
+	atomic_inc(&purlin_live.srqs);
+	list_add_tail(&srq->entry, &dev->srqs);
+	goto out;
+
+destroy:
+	ib_destroy_srq(srq->srq);
+free_cmds:
+	prl_free_cmds(dev, &srq->rx);
+free_srq:
+	kfree(srq);
+	srq = NULL;
+out:
+	mutex_unlock(&dev->srq_lock);
+	return srq;
 }
 
 static void prl_free_rsps(struct prl_rdma_queue *queue)
@@ -189,6 +303,9 @@ static void prl_qp_event(struct ib_event *event, void *ctx)
 		rdma_notify(queue->cm_id, event->event);
 		break;
 	case IB_EVENT_QP_LAST_WQE_REACHED:
+		/* The QP takes no more of the SRQ's buffers: prl_drain_qp(). */
+		WRITE_ONCE(queue->dev->last_wqe, PRL_LAST_WQE_YES);
+		complete(&queue->last_wqe);
 		break;
 	default:
 		pr_err_ratelimited("queue %u: QP event %s (%d)\n",
@@ -222,6 +339,15 @@ static int prl_qp_ready(struct prl_rdma_queue *queue,
 			return ret;
 		if (steps[i] == IB_QPS_RTR) {
 			attr.max_dest_rd_atomic = accept->responder_resources;
+			/*
+			 * On an SRQ a host may find no receive posted for a
+			 * while: let it retry after 0.64 ms, not the CM's
+			 * 655 ms.
+			 */
+			if (queue->srq) {
+				attr.min_rnr_timer = IB_RNR_TIMER_000_64;
+				mask |= IB_QP_MIN_RNR_TIMER;
+			}
 			if (queue->tos >= 0 &&
 			    (rdma_ah_get_ah_flags(&attr.ah_attr) & IB_AH_GRH))
 				rdma_ah_retrieve_grh(&attr.ah_attr)->traffic_class =
@@ -267,8 +393,12 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 	/*
 	 * Signalled completions: every posted receive, plus per response
 	 * context at most one RDMA READ and one SEND, plus the drain WRs.
+	 * Receives from an SRQ: as many as it holds, whatever the host
+	 * promised (a host past its queue size must not overflow a CQ that
+	 * other queues share).
 	 */
-	queue->nr_cqe = queue->recv_queue_size + 2 * queue->nr_rsps + 2;
+	queue->nr_cqe = (queue->srq ? queue->srq->rx.nr :
+			 queue->recv_queue_size) + 2 * queue->nr_rsps + 2;
 	if (queue->host_qid &&
 	    queue->rport->port->cq_mode == PURLIN_CQ_POLL) {
 		queue->poll_ns = (u64)queue->rport->port->poll_usecs *
@@ -301,8 +431,12 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 	attr.cap.max_rdma_ctxs = queue->nr_rsps;
 	attr.cap.max_send_sge = max_t(u32, 1, min_t(u32, ib->attrs.max_send_sge,
 						  PURLIN_MAX_CHUNKS));
-	attr.cap.max_recv_wr = queue->recv_queue_size + 1;
-	attr.cap.max_recv_sge = queue->inline_data_size ? 2 : 1;
+	if (queue->srq) {
+		attr.srq = queue->srq->srq;
+	} else {
+		attr.cap.max_recv_wr = queue->recv_queue_size + 1;
+		attr.cap.max_recv_sge = queue->inline_data_size ? 2 : 1;
+	}
 
 	/*
 	 * On an IB CM transport (InfiniBand, RoCE) the QP is out of the CM's
@@ -328,6 +462,44 @@ static int prl_create_qp(struct prl_rdma_queue *queue)
 	queue->sq_wr_total = attr.cap.max_send_wr - 1;
 	atomic_set(&queue->sq_wr_avail, queue->sq_wr_total);
 	return 0;
+}
+
+/*
+ * Flush every work request of the QP and wait until each completion it
+ * will ever have has been handled (the CQ's own context handles them).  A
+ * QP on an SRQ: newer kernels' ib_drain_qp() would poll our CQ from this
+ * context while the CQ's context polls it too.  Instead, the order the
+ * InfiniBand specification gives: the error state and a drained send
+ * queue, the Last WQE Reached event, then a second drained send queue,
+ * whose marker completes behind any receive the QP completed before the
+ * event (send and receive share the CQ).  Not every device raises the
+ * event (soft-RoCE does not): the first wait on a device that times out
+ * (a second) says so, and its queues then drain with the two markers
+ * alone.
+ */
+static void prl_drain_qp(struct prl_rdma_queue *queue)
+{
+	struct prl_rdma_device *dev = queue->dev;
+	int was;
+
+	if (!queue->srq) {
+		ib_drain_qp(queue->qp);
+		return;
+	}
+	ib_drain_sq(queue->qp);
+	if (READ_ONCE(dev->last_wqe) != PRL_LAST_WQE_NO &&
+	    !wait_for_completion_timeout(&queue->last_wqe, HZ)) {
+		was = cmpxchg(&dev->last_wqe, PRL_LAST_WQE_UNKNOWN,
+			      PRL_LAST_WQE_NO);
+		if (was == PRL_LAST_WQE_UNKNOWN)
+			pr_info("%s raises no Last WQE Reached event: queues on its shared receive queues drain without it\n",
+				dev_name(&dev->ib->dev));
+		else if (was == PRL_LAST_WQE_YES)
+			pr_warn_ratelimited("queue %u: no Last WQE Reached event from %s within 1 s\n",
+					    queue->host_qid,
+					    dev_name(&dev->ib->dev));
+	}
+	ib_drain_sq(queue->qp);
 }
 
 static void prl_destroy_qp(struct prl_rdma_queue *queue)
@@ -545,10 +717,10 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	queue->send_queue_size = sqsize;
 	queue->inline_data_size = qid ? port->inline_data_size : 0;
 	queue->tos = port->tos;
-	queue->inline_order = get_order(queue->inline_data_size);
 	spin_lock_init(&queue->rsp_lock);
 	INIT_LIST_HEAD(&queue->free_rsps);
 	init_waitqueue_head(&queue->idle_wq);
+	init_completion(&queue->last_wqe);
 	spin_lock_init(&queue->state_lock);
 	queue->state = PRL_Q_CONNECTING;
 	INIT_LIST_HEAD(&queue->pending_cmds);
@@ -583,7 +755,21 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	queue->connect_page = alloc_page(GFP_KERNEL);
 	if (!queue->connect_page)
 		goto put_dev;
-	if (prl_alloc_cmds(queue))
+	/*
+	 * iWARP has no receiver-not-ready NAK: a SEND that finds the SRQ
+	 * empty ends the connection.  Such queues, and any whose SRQ cannot
+	 * be had, get receive buffers of their own.
+	 */
+	if (qid && port->srq_size && rdma_cap_ib_cm(ib, cm_id->port_num)) {
+		queue->srq = prl_srq_get(queue->dev, port->srq_size,
+					 queue->inline_data_size, &ret);
+		if (!queue->srq)
+			pr_info_ratelimited("%s: no shared receive queue (%d): queue %u gets its own\n",
+					    dev_name(&ib->dev), ret, qid);
+	}
+	if (!queue->srq &&
+	    prl_alloc_cmds(queue->dev, &queue->rx, queue->recv_queue_size,
+			   queue->inline_data_size, queue, NULL))
 		goto free_page;
 	if (prl_alloc_rsps(queue))
 		goto free_cmds;
@@ -614,8 +800,8 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 		}
 		accept.qp_num = queue->qp->qp_num;
 	}
-	for (i = 0; i < queue->recv_queue_size; i++)
-		if (prl_post_recv(queue, &queue->cmds[i]))
+	for (i = 0; i < queue->rx.nr; i++)
+		if (prl_post_recv(queue, &queue->rx.cmds[i]))
 			goto drain_qp;
 
 	/*
@@ -653,13 +839,15 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 
 drain_qp:
 	/* Receives that were posted complete (flushed) before the QP goes. */
-	ib_drain_qp(queue->qp);
+	prl_drain_qp(queue);
 destroy_qp:
 	prl_destroy_qp(queue);
 free_rsps:
 	prl_free_rsps(queue);
 free_cmds:
-	prl_free_cmds(queue);
+	prl_free_cmds(queue->dev, &queue->rx);
+	if (queue->srq)
+		prl_srq_put(queue->srq);
 free_page:
 	__free_page(queue->connect_page);
 put_dev:
@@ -694,6 +882,7 @@ static void prl_queue_established(struct prl_rdma_queue *queue)
 		cmd = list_first_entry(&queue->pending_cmds,
 				       struct prl_rdma_cmd, entry);
 		list_del_init(&cmd->entry);
+		queue->nr_pending_cmds--;
 		/* The teardown waits for this before it drains the QP. */
 		queue->handlers++;
 		spin_unlock_irq(&queue->state_lock);
@@ -770,14 +959,22 @@ static void prl_abort_waits(struct prl_rdma_queue *queue)
 	LIST_HEAD(sends);
 	LIST_HEAD(execs);
 	LIST_HEAD(zombies);
+	LIST_HEAD(early);
+	struct prl_rdma_cmd *cmd, *ctmp;
 
 	spin_lock_irq(&queue->state_lock);
 	list_splice_init(&queue->send_waits, &sends);
 	list_splice_init(&queue->exec_waits, &execs);
 	list_splice_init(&queue->zombies, &zombies);
-	INIT_LIST_HEAD(&queue->pending_cmds);
+	list_splice_init(&queue->pending_cmds, &early);
+	queue->nr_pending_cmds = 0;
 	spin_unlock_irq(&queue->state_lock);
 
+	/* Capsules never started: an SRQ's buffers go back to it. */
+	list_for_each_entry_safe(cmd, ctmp, &early, entry) {
+		list_del_init(&cmd->entry);
+		prl_cmd_drop(cmd);
+	}
 	list_for_each_entry_safe(rsp, tmp, &sends, entry) {
 		list_del_init(&rsp->entry);
 		prl_release_rsp(rsp);
@@ -831,7 +1028,7 @@ static void prl_release_work(struct work_struct *w)
 	 * handlers, so after the drain no command starts and sq.ctrl is
 	 * stable.
 	 */
-	ib_drain_qp(queue->qp);
+	prl_drain_qp(queue);
 	/* No prl_start() can run now: the cancel is final for the pool. */
 	purlin_bufpool_cancel(&queue->buf_waiter);
 	prl_abort_waits(queue);
@@ -845,9 +1042,12 @@ static void prl_release_work(struct work_struct *w)
 	cancel_work_sync(&queue->buf_waiter.work);
 
 	prl_destroy_qp(queue);
+	/* After the QP: nothing of this queue's receives the SRQ's any more. */
+	if (queue->srq)
+		prl_srq_put(queue->srq);
 	rdma_destroy_id(queue->cm_id);
 	prl_free_rsps(queue);
-	prl_free_cmds(queue);
+	prl_free_cmds(dev, &queue->rx);
 	__free_page(queue->connect_page);
 
 	prl_device_put(dev);

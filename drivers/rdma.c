@@ -298,6 +298,8 @@ static int prl_ib_add_one(struct ib_device *ib)
 		return ret;
 	}
 	kref_init(&dev->ref);
+	mutex_init(&dev->srq_lock);
+	INIT_LIST_HEAD(&dev->srqs);
 	ib_set_client_data(ib, &prl_ib_client, dev);
 	return 0;
 }

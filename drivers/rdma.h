@@ -51,9 +51,21 @@ enum prl_ctx_kind { PRL_CTX_LISTENER, PRL_CTX_QUEUE };
 struct prl_rdma_device {
 	struct ib_device *ib;
 	struct ib_pd *pd;
-	struct kref ref;		/* the ib_client's, plus one per queue */
+	/* The ib_client's, plus one per queue and one per SRQ. */
+	struct kref ref;
 	bool removing;			/* under prl_lock: refuse new queues */
 	struct completion *released;	/* set by device removal */
+	/* Guards srqs (struct prl_srq.entry); process context only. */
+	struct mutex srq_lock;
+	struct list_head srqs;
+	/* Does the device raise Last WQE Reached (prl_drain_qp())? */
+	int last_wqe;			/* PRL_LAST_WQE_*, READ/WRITE_ONCE */
+};
+
+enum {
+	PRL_LAST_WQE_UNKNOWN,
+	PRL_LAST_WQE_YES,
+	PRL_LAST_WQE_NO,
 };
 
 struct prl_rdma_port {
@@ -76,6 +88,12 @@ struct prl_rdma_port {
 	unsigned int nr_pending;
 };
 
+/*
+ * Capsules a queue on an SRQ may hold before it is established: a host
+ * sends nothing but its Fabrics Connect until that is answered.
+ */
+#define PRL_MAX_EARLY_SRQ	2
+
 enum prl_queue_state {
 	PRL_Q_CONNECTING,
 	PRL_Q_LIVE,
@@ -83,7 +101,17 @@ enum prl_queue_state {
 };
 
 struct prl_rdma_queue;
+struct prl_srq;
 
+/*
+ * A receive buffer: a capsule and its in-capsule data.  Either a queue's
+ * own (posted to its QP's receive queue; srq NULL) or a shared receive
+ * queue's (srq set; queue is the one whose capsule it last received, set
+ * at the receive).  From its receive completion until it is posted again
+ * it belongs to the command it carries: a shared one must always go back
+ * to its SRQ (prl_cmd_drop(), prl_release_rsp()), whatever becomes of
+ * the queue, or the SRQ would lose it.
+ */
 struct prl_rdma_cmd {
 	struct ib_cqe cqe;
 	struct ib_recv_wr wr;
@@ -93,11 +121,43 @@ struct prl_rdma_cmd {
 	u32 byte_len;
 	struct scatterlist inline_sg;
 	struct prl_rdma_queue *queue;
+	struct prl_srq *srq;
 	struct list_head entry;		/* queue->pending_cmds */
+};
+
+/* A set of receive buffers, a queue's own or an SRQ's. */
+struct prl_cmds {
+	struct prl_rdma_cmd *cmds;
+	struct nvme_command *bufs;	/* kmalloc: DMA-mapped as one */
+	u64 bufs_dma;
+	u32 nr;
+	u32 inline_data_size;
+	unsigned int inline_order;
+};
+
+/*
+ * A shared receive queue (port attribute param_srq_size): the receive
+ * buffers of the I/O queues of one RDMA device that ask for the same SRQ
+ * size and in-capsule data size, so that memory does not grow with the
+ * number of connected queues.  Each queue using it holds a reference;
+ * the last one frees it after its QP is destroyed.  On dev->srqs.
+ */
+struct prl_srq {
+	struct ib_srq *srq;
+	struct prl_rdma_device *dev;	/* a device reference */
+	struct kref ref;
+	struct list_head entry;		/* dev->srqs, dev->srq_lock */
+	struct prl_cmds rx;
 };
 
 struct prl_rdma_rsp {
 	struct purlin_req req;
+	/*
+	 * The command, copied from a shared receive buffer, which goes back
+	 * to its SRQ as soon as the command is parsed (unless it carries
+	 * in-capsule data the command still needs).
+	 */
+	struct nvme_command cmd_copy;
 	struct ib_sge send_sge;
 	struct ib_cqe send_cqe;
 	struct ib_cqe read_cqe;
@@ -154,11 +214,11 @@ struct prl_rdma_queue {
 	u32 recv_queue_size;
 	u32 send_queue_size;
 	u32 inline_data_size;
-	unsigned int inline_order;
 
-	struct prl_rdma_cmd *cmds;
-	struct nvme_command *cmd_bufs;	/* kmalloc: DMA-mapped as one */
-	u64 cmd_bufs_dma;
+	/* Receive buffers: the queue's own, or (srq set) the SRQ's. */
+	struct prl_cmds rx;
+	struct prl_srq *srq;
+	struct completion last_wqe;	/* on an SRQ: the QP's Last WQE event */
 	struct prl_rdma_rsp *rsps;
 	struct nvme_completion *cqe_bufs; /* kmalloc: DMA-mapped as one */
 	u64 cqe_bufs_dma;
@@ -185,6 +245,7 @@ struct prl_rdma_queue {
 	spinlock_t state_lock;
 	enum prl_queue_state state;
 	struct list_head pending_cmds;	/* arrived before ESTABLISHED */
+	u32 nr_pending_cmds;		/* bounded by recv_queue_size */
 	struct list_head send_waits;	/* responses short of send credits */
 	struct list_head exec_waits;	/* commands short of chunks/credits */
 	struct list_head zombies;	/* failed posts, released after drain */
@@ -276,6 +337,8 @@ void prl_poll_exit(void);
 
 /* rdma-io.c */
 int prl_post_recv(struct prl_rdma_queue *queue, struct prl_rdma_cmd *cmd);
+int prl_srq_post(struct prl_srq *srq, struct prl_rdma_cmd *cmd);
+void prl_cmd_drop(struct prl_rdma_cmd *cmd);
 void prl_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void prl_handle_command(struct prl_rdma_queue *queue, struct prl_rdma_cmd *cmd);
 void prl_read_done(struct ib_cq *cq, struct ib_wc *wc);

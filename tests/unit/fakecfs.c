@@ -1134,6 +1134,18 @@ static int st_poll_usecs(struct fake_ctx *c)
 	return st_param(c, 50, 0, 100000);
 }
 
+/* Purlin's param_srq_size: 1..15 refused before the common rules (0, or 16..4096). */
+static int st_srq_size(struct fake_ctx *c)
+{
+	long long v;
+
+	if (k_strto(c->val, 0, K_INT, &v))
+		return -EINVAL;
+	if (v > 0 && v < 16)
+		return -EINVAL;
+	return st_param(c, 0, 0, 4096);
+}
+
 /* Purlin's param_cq_mode: sysfs_match_string(), then the enabled check. */
 static int st_cq_mode(struct fake_ctx *c)
 {
@@ -1443,6 +1455,7 @@ static const struct fake_attr port_attrs[] = {
 	{ "param_connect_timeout_ms", "10000", NULL, RW, st_connect_timeout },
 	{ "param_cq_mode", "workqueue", NULL, RW, st_cq_mode },
 	{ "param_poll_usecs", "50", NULL, RW, st_poll_usecs },
+	{ "param_srq_size", "0", NULL, RW, st_srq_size },
 	{ "param_poll_cpus", "", NULL, RW, st_poll_cpus },
 	{ "param_pi_enable", NULL, "0", RW, st_port_pi_enable },
 	{ NULL, NULL, NULL, 0, NULL },

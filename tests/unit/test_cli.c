@@ -141,6 +141,13 @@ static void test_argument_errors(void **state)
 		{ "port set 1 poll-cpus 3-1",
 		  "param_poll_cpus '3-1' must be CPUs and ascending ranges like 0-3,8" },
 		{ "port add 1 traddr 192.0.2.1 poll-cpus all", "param_poll_cpus 'all'" },
+		{ "port add 1 traddr 192.0.2.1 srq-size 1",
+		  "param_srq_size '1' must be -1 (the default, 0), 0 (off) or 16..4096 receive buffers" },
+		{ "port add 1 traddr 192.0.2.1 srq-size 15", "param_srq_size '15' must be" },
+		{ "port add 1 traddr 192.0.2.1 srq-size 4097", "param_srq_size '4097' must be" },
+		{ "port add 1 traddr 192.0.2.1 srq-size -2", "param_srq_size '-2' must be" },
+		{ "port add 1 traddr 192.0.2.1 srq-size abc", "param_srq_size 'abc' must be" },
+		{ "port add 1 traddr 192.0.2.1 srq-size 0x10", "param_srq_size '0x10' must be" },
 		{ "port link 1", "missing subsys" },
 		{ "host add", "missing host nqn" },
 		{ "save a b", "unexpected argument 'b'" },
@@ -601,6 +608,48 @@ static void test_port_poll_params(void **state)
 	assert_file("ports/1/param_cq_mode", "workqueue");
 }
 
+/*
+ * srq-size reaches param_srq_size; -1 is the default, 0; values the kernel
+ * refuses are refused first and change nothing; an enabled port keeps it.
+ */
+static void test_port_srq_size(void **state)
+{
+	static const char *const bad[] = { "1", "15", "4097", "-2", "abc" };
+
+	(void)state;
+	assert_ok("port add 1 traddr 192.0.2.1 srq-size 256");
+	assert_file("ports/1/param_srq_size", "256");
+	assert_ok("port set 1 srq-size 16");
+	assert_file("ports/1/param_srq_size", "16");
+	assert_ok("port set 1 srq-size 4096");
+	assert_file("ports/1/param_srq_size", "4096");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(run_cli("port set 1 srq-size %s", bad[i]), PL_EXIT_USAGE);
+		assert_has(cli_err, "param_srq_size '");
+		assert_has(cli_err, "' must be -1 (the default, 0), 0 (off) or 16..4096 "
+			   "receive buffers");
+		assert_file("ports/1/param_srq_size", "4096");
+	}
+	assert_ok("port set 1 srq-size -1");
+	assert_file("ports/1/param_srq_size", "0");
+	assert_ok("-v port set 1 srq-size 0");
+	assert_has(cli_err, "nothing to change");
+	assert_ok("-v port set 1 srq-size -1");
+	assert_has(cli_err, "nothing to change");
+	assert_ok("port set 1 srq-size 1024");
+	assert_ok("port show 1");
+	assert_has(cli_out, "  srq-size                 1024\n");
+	assert_ok("-j port show 1");
+	assert_has(cli_out, "\"srq_size\": \"1024\"");
+
+	/* the kernel's: only while the port exports nothing */
+	assert_ok("subsys add " S1);
+	assert_ok("port link 1 " S1);
+	assert_int_equal(run_cli("port set 1 srq-size 0"), PL_EXIT_CONFLICT);
+	assert_has(cli_err, "unlink it first ('purlinctl port unlink 1 " S1 "')");
+	assert_file("ports/1/param_srq_size", "1024");
+}
+
 static void test_subsys_del_cascades(void **state)
 {
 	(void)state;
@@ -747,6 +796,10 @@ static void test_nvmet_target(void **state)
 	assert_false(tree_exists("ports/2/param_cq_mode"));
 	assert_false(tree_exists("ports/2/param_poll_usecs"));
 	assert_false(tree_exists("ports/2/param_poll_cpus"));
+	assert_false(tree_exists("ports/2/param_srq_size"));
+	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 srq-size 256"), PL_EXIT_USAGE);
+	assert_has(cli_err, "param_srq_size is Purlin's own");
+	assert_false(tree_exists("ports/3"));
 	assert_int_equal(run_cli("port add 3 traddr 192.0.2.1 cq-mode poll"), PL_EXIT_USAGE);
 	assert_has(cli_err, "param_cq_mode is Purlin's own");
 	assert_false(tree_exists("ports/3"));
@@ -1080,6 +1133,7 @@ int main(void)
 		T(test_ns_lifecycle),
 		T(test_port_defaults_and_link),
 		T(test_port_poll_params),
+		T(test_port_srq_size),
 		T(test_subsys_del_cascades),
 		T(test_host_and_port_del_cascade),
 		T(test_clear),

@@ -535,6 +535,9 @@ static const struct bad_file bad_files[] = {
 	{ "tcp.json", "{\"ports\": [{\"portid\": 3, \"addr\": {\"trtype\": \"tcp\", "
 		      "\"adrfam\": \"ipv4\", \"traddr\": \"192.0.2.3\"}}]}",
 	  "addr_trtype must be rdma: Purlin serves NVMe over RDMA only" },
+	{ "srq15.json", "{\"ports\": [{\"portid\": 3, \"addr\": {\"traddr\": \"192.0.2.3\"}, "
+			"\"param\": {\"srq_size\": \"15\"}}]}",
+	  "port 3: param_srq_size must be -1 (the default, 0), 0 (off) or 16..4096 receive buffers" },
 };
 
 /*
@@ -753,25 +756,27 @@ static void test_restore_resv_file(void **state)
 	assert_int_equal(run_cli("clear"), 0);
 }
 
-/* Port 1 with polled queues on CPUs cpus, then more ports. */
-#define POLL_PORT(cpus, more)                                                            \
+/* Port 1 with polled queues on CPUs cpus and an SRQ of srq, then more ports. */
+#define POLL_PORT(cpus, srq, more)                                                       \
 	"{\"ports\": [{\"portid\": 1, \"addr\": {\"trtype\": \"rdma\", \"adrfam\": \"ipv4\", "  \
 	"\"traddr\": \"192.0.2.10\", \"trsvcid\": \"4420\"}, \"param\": {\"cq_mode\": \"poll\", "   \
-	"\"poll_usecs\": \"20\", \"poll_cpus\": \"" cpus "\"}}" more "]}"
+	"\"poll_usecs\": \"20\", \"poll_cpus\": \"" cpus "\", \"srq_size\": \"" srq "\"}}"      \
+	more "]}"
 
 /*
- * The polling parameters (Purlin only) round trip: restored, saved as the
- * kernel shows them, restored again to no change; an empty CPU list in
- * the file empties a live one, and so does a rollback; nvmet skips all
- * three with a note.
+ * The polling parameters and the SRQ size (Purlin only) round trip:
+ * restored, saved as the kernel shows them, restored again to no change;
+ * an empty CPU list in the file empties a live one, and so does a
+ * rollback; an SRQ size of -1 is the default, 0; nvmet skips all four
+ * with a note.
  */
 static void test_restore_poll_params(void **state)
 {
-	char *file = scratch_file("poll.json", POLL_PORT("2,0-1", ""));
-	char *cleared = scratch_file("cleared.json", POLL_PORT("", ""));
+	char *file = scratch_file("poll.json", POLL_PORT("2,0-1", "256", ""));
+	char *cleared = scratch_file("cleared.json", POLL_PORT("", "-1", ""));
 	char *failing = scratch_file("failing.json",
-				     POLL_PORT("0-2", ", {\"portid\": 2, \"addr\": {\"traddr\": "
-						      "\"192.0.2.11\"}}"));
+				     POLL_PORT("0-2", "-1", ", {\"portid\": 2, \"addr\": {\"traddr\": "
+							    "\"192.0.2.11\"}}"));
 	char *saved = scratch_file("poll-saved.json", ""), *text;
 
 	(void)state;
@@ -779,6 +784,7 @@ static void test_restore_poll_params(void **state)
 	assert_file("ports/1/param_cq_mode", "poll");
 	assert_file("ports/1/param_poll_usecs", "20");
 	assert_file("ports/1/param_poll_cpus", "0-2");
+	assert_file("ports/1/param_srq_size", "256");
 	assert_int_equal(run_cli("-v restore %s", file), 0);
 	assert_has(cli_err, "the target already matches");
 	assert_int_equal(run_cli("save %s", saved), 0);
@@ -786,12 +792,15 @@ static void test_restore_poll_params(void **state)
 	assert_has(text, "\"cq_mode\": \"poll\"");
 	assert_has(text, "\"poll_cpus\": \"0-2\"");
 	assert_has(text, "\"poll_usecs\": \"20\"");
+	assert_has(text, "\"srq_size\": \"256\"");
 	free(text);
 	assert_int_equal(run_cli("clear"), 0);
 	assert_int_equal(run_cli("restore %s", saved), 0);
 	assert_file("ports/1/param_poll_cpus", "0-2");
+	assert_file("ports/1/param_srq_size", "256");
 	assert_int_equal(run_cli("restore %s", cleared), 0);
 	assert_file("ports/1/param_poll_cpus", "");
+	assert_file("ports/1/param_srq_size", "0");
 	assert_int_equal(run_cli("-v restore %s", cleared), 0);
 	assert_has(cli_err, "the target already matches");
 	/* the list written, then port 2's mkdir fails: the list is empty again */
@@ -809,7 +818,9 @@ static void test_restore_poll_params(void **state)
 	assert_has(cli_err, "port 1: param_cq_mode: not supported by this target, skipped");
 	assert_has(cli_err, "port 1: param_poll_usecs: not supported by this target, skipped");
 	assert_has(cli_err, "port 1: param_poll_cpus: not supported by this target, skipped");
+	assert_has(cli_err, "port 1: param_srq_size: not supported by this target, skipped");
 	assert_false(tree_exists("ports/1/param_cq_mode"));
+	assert_false(tree_exists("ports/1/param_srq_size"));
 	assert_file("ports/1/addr_traddr", "192.0.2.10");
 	free(file);
 	free(cleared);

@@ -225,6 +225,14 @@ static void test_numbers(void **state)
 	      { "-1", true }, { "0", true }, { "50", true }, { "100000", true },
 	      { "100001", false }, { "-2", false }, { "0x10", false }, { "50us", false },
 	      { "", false });
+	CHECK(pl_check_srq_size,
+	      { "-1", true }, { "0", true }, { "16", true }, { "256", true }, { "4096", true },
+	      { "1", false }, { "15", false }, { "4097", false }, { "-2", false },
+	      { "00", false }, { "016", false }, { "0x10", false }, { "+16", false },
+	      { "abc", false }, { "", false });
+	/* -1 of srq_size is Purlin's 0 (no SRQ) */
+	assert_true(pl_attr_equal(PL_PORT, "param_srq_size", "-1", "0"));
+	assert_false(pl_attr_equal(PL_PORT, "param_srq_size", "-1", "16"));
 }
 
 /* CPU lists: the kernel's shown form, "" for none; nothing of its wider input syntax. */

@@ -435,7 +435,7 @@ pair_wait() {
 }
 
 # purlin_live: Purlin's live object counters, one line
-# ("subsystems=N namespaces=N ports=N ctrls=N queues=N reqs=N pool_free=N").
+# ("subsystems=N namespaces=N ports=N ctrls=N queues=N reqs=N srqs=N srq_held=N pool_free=N").
 purlin_live() {
 	cat /sys/module/purlin/parameters/live
 }
@@ -453,7 +453,7 @@ await() {
 # purlin_assert_idle [BASELINE] [WHEN]: teardown is asynchronous, so wait
 # (up to 20 s times SCALE) until the live counters equal BASELINE, a purlin_live line
 # taken while nothing was connected; without one, until no controller,
-# queue or request is left.  Fails naming what is left.
+# queue, request or shared receive queue is left.  Fails naming what is left.
 purlin_assert_idle() {
 	local base=${1:-} when=${2:-} n=$((200 * SCALE)) cur
 	while :; do
@@ -462,14 +462,14 @@ purlin_assert_idle() {
 			[ "$cur" = "$base" ] && return 0
 		else
 			case "$cur" in
-			*" ctrls=0 queues=0 reqs=0 "*) return 0 ;;
+			*" ctrls=0 queues=0 reqs=0 srqs=0 srq_held=0 "*) return 0 ;;
 			esac
 		fi
 		n=$((n - 1))
 		[ $n -gt 0 ] || break
 		sleep 0.1
 	done
-	fail "Purlin objects left${when:+ $when}: $cur (expected ${base:-ctrls=0 queues=0 reqs=0})"
+	fail "Purlin objects left${when:+ $when}: $cur (expected ${base:-ctrls=0 queues=0 reqs=0 srqs=0 srq_held=0})"
 }
 
 # Verified background writers (fault and teardown tests).

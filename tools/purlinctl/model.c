@@ -72,6 +72,7 @@ static long long minus1_default(enum pl_type type, const char *file)
 		{ "param_max_pending_per_addr", 16 },
 		{ "param_connect_timeout_ms", 10000 },
 		{ "param_poll_usecs", 50 },
+		{ "param_srq_size", 0 },
 	};
 
 	if (type != PL_PORT)

@@ -38,6 +38,7 @@ static const struct pl_kw port_kws[] = {
 	{ "cq-mode", "param_cq_mode", NULL, NULL },
 	{ "poll-usecs", "param_poll_usecs", NULL, NULL },
 	{ "poll-cpus", "param_poll_cpus", NULL, NULL },
+	{ "srq-size", "param_srq_size", NULL, NULL },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -111,7 +112,8 @@ static int port_unlink(struct pl_ctx *ctx, int argc, char **argv)
 	"        [trsvcid SVC] [treq required|not-required|not-specified]\n"      \
 	"        [inline-size BYTES] [queue-size N] [tos -1|0..255]\n"        \
 	"        [max-pending N] [max-pending-per-addr N] [connect-timeout MS]\n"      \
-	"        [cq-mode workqueue|poll] [poll-usecs US] [poll-cpus LIST|\"\"]"
+	"        [cq-mode workqueue|poll] [poll-usecs US] [poll-cpus LIST|\"\"]\n"    \
+	"        [srq-size -1|0|16..4096]"
 
 static const struct pl_verb port_verbs[] = {
 	{ "add", port_add, "ID " PORT_ATTRS },

@@ -155,6 +155,7 @@ static const struct pl_attr_spec port_attrs[] = {
 	{ "param_cq_mode", pl_check_cq_mode, PL_CMP_STR, false },
 	{ "param_poll_usecs", pl_check_poll_usecs, PL_CMP_NUM, false },
 	{ "param_poll_cpus", pl_check_poll_cpus, PL_CMP_CPUS, false },
+	{ "param_srq_size", pl_check_srq_size, PL_CMP_NUM, false },
 	{ NULL, NULL, PL_CMP_STR, false },
 };
 
@@ -256,7 +257,7 @@ bool pl_attr_purlin_only(enum pl_type type, const char *file)
 	static const char *const port_own[] = {
 		"param_tos", "param_max_pending", "param_max_pending_per_addr",
 		"param_connect_timeout_ms", "param_cq_mode", "param_poll_usecs",
-		"param_poll_cpus",
+		"param_poll_cpus", "param_srq_size",
 	};
 
 	for (size_t i = 0; type == PL_PORT && i < ARRAY_SIZE(port_own); i++)

@@ -457,6 +457,13 @@ const char *pl_check_poll_cpus(const char *s)
 		"must be CPUs and ascending ranges like 0-3,8, or empty (the RDMA device's NUMA node)";
 }
 
+/* Purlin's param_srq_size: 0 is no SRQ (each queue its own buffers), 1..15 too few. */
+const char *pl_check_srq_size(const char *s)
+{
+	return int_or_default(s, 16, 4096) || !strcmp(s, "0") ? NULL :
+		"must be -1 (the default, 0), 0 (off) or 16..4096 receive buffers";
+}
+
 const char *pl_check_mdts(const char *s)
 {
 	return int_or_default(s, 0, 255) ? NULL : "must be -1 (transport default) or 0..255";

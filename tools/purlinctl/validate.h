@@ -64,6 +64,7 @@ const char *pl_check_qos_bps(const char *s);
 const char *pl_check_qos_burst_ms(const char *s);
 const char *pl_check_poll_usecs(const char *s);
 const char *pl_check_poll_cpus(const char *s);
+const char *pl_check_srq_size(const char *s);
 /* Address and service id depend on the address family (NULL: ipv4). */
 const char *pl_check_traddr(const char *adrfam, const char *s);
 const char *pl_check_trsvcid(const char *adrfam, const char *s);

@@ -13,6 +13,7 @@
 
 #include <linux/inet.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cm.h>
 
@@ -235,7 +236,7 @@ static void prl_free_rsps(struct prl_rdma_queue *queue)
 		kfree(queue->cqe_bufs);
 		queue->cqe_bufs = NULL;
 	}
-	kvfree(queue->rsps);
+	vfree(queue->rsps);
 	queue->rsps = NULL;
 }
 
@@ -255,8 +256,13 @@ static int prl_alloc_rsps(struct prl_rdma_queue *queue)
 	 */
 	queue->nr_rsps = queue->recv_queue_size + queue->send_queue_size;
 	bytes = queue->nr_rsps * sizeof(*queue->cqe_bufs);
-	queue->rsps = kvcalloc(queue->nr_rsps, sizeof(*queue->rsps),
-			       GFP_KERNEL);
+	/*
+	 * vmalloc, not kvcalloc(): the array (1.5 KiB a context, 256 for a
+	 * queue of 128) would come whole from the page allocator, rounded
+	 * up to a power of two: a quarter more than it needs, per queue.
+	 * Nothing of a context is DMA-mapped.
+	 */
+	queue->rsps = vzalloc(array_size(queue->nr_rsps, sizeof(*queue->rsps)));
 	queue->cqe_bufs = kzalloc(bytes, GFP_KERNEL);
 	if (!queue->rsps || !queue->cqe_bufs)
 		goto fail;
@@ -287,7 +293,7 @@ static int prl_alloc_rsps(struct prl_rdma_queue *queue)
 fail:
 	kfree(queue->cqe_bufs);
 	queue->cqe_bufs = NULL;
-	kvfree(queue->rsps);
+	vfree(queue->rsps);
 	queue->rsps = NULL;
 	return -ENOMEM;
 }

@@ -167,11 +167,14 @@ void prl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		 * The capsule beat ESTABLISHED here: run it once live.  No
 		 * more than the queue's size, which a receive queue of its
 		 * own would hold; on an SRQ, whose buffers would not stop a
-		 * host, no more than a host sends before its Connect is
-		 * answered (the Connect itself).
+		 * host, and until its Connect has made a controller, no more
+		 * than a host sends before its Connect is answered (the
+		 * Connect itself).  (An in-capsule Connect runs before the
+		 * queue is live, and the host may start I/O at once.)
 		 */
 		if (queue->nr_pending_cmds <
-		    (queue->srq ? PRL_MAX_EARLY_SRQ : queue->recv_queue_size)) {
+		    (queue->srq && !READ_ONCE(queue->sq.ctrl) ?
+		     PRL_MAX_EARLY_SRQ : queue->recv_queue_size)) {
 			queue->nr_pending_cmds++;
 			list_add_tail(&cmd->entry, &queue->pending_cmds);
 			spin_unlock_irqrestore(&queue->state_lock, flags);

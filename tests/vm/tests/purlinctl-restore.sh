@@ -33,7 +33,7 @@ exercise() {
 # nvmet lacks them (6.1), and firmware/ieee_oui (which
 # nvmet on 6.1 lacks, like max_queue_size), addr_tsas (nvmet on 6.12) and
 # param_tos, param_max_pending(_per_addr), param_connect_timeout_ms,
-# param_cq_mode, param_poll_usecs, param_poll_cpus and the "qos" groups
+# param_cq_mode, param_poll_usecs, param_poll_cpus, param_srq_size and the "qos" groups
 # (Purlin only), and the "resv" group (resv_enable: nvmet's from Linux
 # 6.13; resv_state: Purlin's).
 # Trailing commas go too: which line is last in an object depends on what
@@ -51,7 +51,7 @@ normalise() {
 	sed -e '/"ana_groups": \[\],*$/d' -e '/"ana_groups": \[$/,/^      \],*$/d' \
 	    -e '/"ana": {$/,/},*$/d' -e '/"dhchap": {$/,/},*$/d' -e '/"qos": {$/,/},*$/d' -e '/"resv": {$/,/},*$/d' \
 	    -e '/^  "discovery": {$/,/^  },*$/d' "$1" |
-		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"mdts"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"\|"cq_mode"\|"poll_usecs"\|"poll_cpus"' |
+		grep -v '"firmware"\|"ieee_oui"\|"pi_enable"\|"ana_grpid"\|"buffered_io"\|"max_queue_size"\|"mdts"\|"tsas"\|"tos"\|"max_pending\|"connect_timeout_ms"\|"cq_mode"\|"poll_usecs"\|"poll_cpus"\|"srq_size"' |
 		vendor_ids |
 		sed 's/,$//'
 }

@@ -708,9 +708,8 @@ static void purlin_ka_work(struct work_struct *work)
 		return;
 	}
 	admin = ctrl->sqs[0];
-	if (ctrl->auth_required && admin && !READ_ONCE(admin->authenticated))
-		WRITE_ONCE(ctrl->ka_seen, true);
-	if (xchg(&ctrl->ka_seen, false)) {
+	if ((ctrl->auth_required && admin && !READ_ONCE(admin->authenticated)) ||
+	    xchg(&ctrl->ka_seen, false)) {
 		queue_delayed_work(purlin_wq, &ctrl->ka_work,
 				   msecs_to_jiffies(kato));
 		mutex_unlock(&ctrl->lock);

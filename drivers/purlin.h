@@ -644,11 +644,13 @@ struct purlin_req {
 	bool poll_done;
 	/*
 	 * Limits (qos.c): the stage the command is at, and its place on that
-	 * stage's bucket FIFO while it waits (the bucket's lock).
+	 * stage's bucket FIFO while it waits (the bucket's lock), since
+	 * qos_since (ktime_get_ns()).
 	 */
 	u8 qos_stage;
 	bool qos_waited;
 	struct list_head qos_entry;
+	u64 qos_since;
 
 	struct kiocb iocb;		/* file back end */
 	struct work_struct work;	/* blocking operations, purlin_io_wq */

@@ -114,16 +114,28 @@ static bool purlin_qos_fits(struct purlin_qos *b, struct purlin_req *req,
 	return purlin_qos_ready_at(b, req) <= now;
 }
 
+/*
+ * Advance the bucket by the command's cost, from the later of its
+ * theoretical arrival time and from: now for a command that arrives, the
+ * time it joined the FIFO for one the work releases.  (The work runs late
+ * by however long the scheduler takes; charged from its own late now, a
+ * bucket whose FIFO was never empty would lose that time, and a limit of
+ * N would let fewer than N commands a second through on a busy or slow
+ * machine.  Either way the time advances by at least each command's
+ * cost, and a command goes only when that time is within the tolerance of
+ * now: over any stretch, what goes stays within the limit plus the
+ * tolerance; a late run of the work releases at once what it owed.)
+ */
 static void purlin_qos_charge(struct purlin_qos *b, struct purlin_req *req,
-			      u64 now)
+			      u64 from)
 {
 	u32 bytes = purlin_qos_bytes(req);
 
 	lockdep_assert_held(&b->lock);
 	if (b->io_ns)
-		b->tat_io = max(b->tat_io, now) + b->io_ns;
+		b->tat_io = max(b->tat_io, from) + b->io_ns;
 	if (b->bps && bytes)
-		b->tat_bytes = max(b->tat_bytes, now) +
+		b->tat_bytes = max(b->tat_bytes, from) +
 			       purlin_qos_byte_ns(b, bytes);
 }
 
@@ -175,6 +187,7 @@ static bool purlin_qos_take(struct purlin_qos *b, struct purlin_req *req)
 				req->qos_waited = true;
 				this_cpu_inc(req->ns->stats->c.throttled);
 			}
+			req->qos_since = now;
 			list_add_tail(&req->qos_entry, &b->waiters);
 			if (b->nr_waiting++ == 0)
 				purlin_qos_arm(b, now);
@@ -245,7 +258,7 @@ static void purlin_qos_work(struct work_struct *work)
 		if (b->limited) {
 			if (!purlin_qos_fits(b, req, now))
 				break;
-			purlin_qos_charge(b, req, now);
+			purlin_qos_charge(b, req, req->qos_since);
 		}
 		list_move_tail(&req->qos_entry, &go);
 		b->nr_waiting--;

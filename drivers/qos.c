@@ -116,15 +116,11 @@ static bool purlin_qos_fits(struct purlin_qos *b, struct purlin_req *req,
 
 /*
  * Advance the bucket by the command's cost, from the later of its
- * theoretical arrival time and from: now for a command that arrives, the
- * time it joined the FIFO for one the work releases.  (The work runs late
- * by however long the scheduler takes; charged from its own late now, a
- * bucket whose FIFO was never empty would lose that time, and a limit of
- * N would let fewer than N commands a second through on a busy or slow
- * machine.  Either way the time advances by at least each command's
- * cost, and a command goes only when that time is within the tolerance of
- * now: over any stretch, what goes stays within the limit plus the
- * tolerance; a late run of the work releases at once what it owed.)
+ * theoretical arrival time and from: now for a command that arrives; for
+ * one the work releases, the moment it would have gone had the work run
+ * on time (purlin_qos_owed()).  Either way the time advances by at least
+ * each command's cost and a command goes only when that time is within
+ * the tolerance of now, so the long-run rate is at most the limit.
  */
 static void purlin_qos_charge(struct purlin_qos *b, struct purlin_req *req,
 			      u64 from)
@@ -137,6 +133,22 @@ static void purlin_qos_charge(struct purlin_qos *b, struct purlin_req *req,
 	if (b->bps && bytes)
 		b->tat_bytes = max(b->tat_bytes, from) +
 			       purlin_qos_byte_ns(b, bytes);
+}
+
+/*
+ * When a waiting command would have gone had the bucket's work run on
+ * time: once it joined the FIFO and the bucket's time let it.  The work
+ * runs late by however long the scheduler takes; charged from its own
+ * late now, a bucket whose FIFO never empties would lose that lateness at
+ * every run (a limit of N would let fewer than N commands a second through
+ * on a busy or slow machine).  Charged from this instead, a late run
+ * releases at once what it owed, no more: with both limits set, the one
+ * that did not hold the command back gets no credit for its wait.
+ * Caller holds b->lock.
+ */
+static u64 purlin_qos_owed(struct purlin_qos *b, struct purlin_req *req)
+{
+	return max(req->qos_since, purlin_qos_ready_at(b, req));
 }
 
 /* Run the work when the head of the FIFO fits; caller holds b->lock. */
@@ -258,7 +270,7 @@ static void purlin_qos_work(struct work_struct *work)
 		if (b->limited) {
 			if (!purlin_qos_fits(b, req, now))
 				break;
-			purlin_qos_charge(b, req, req->qos_since);
+			purlin_qos_charge(b, req, purlin_qos_owed(b, req));
 		}
 		list_move_tail(&req->qos_entry, &go);
 		b->nr_waiting--;

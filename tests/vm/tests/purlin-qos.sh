@@ -109,6 +109,24 @@ rate() {
 	echo $((c1 - c0)) $((t1 - t0))
 }
 per_s() { echo $(($1 * 1000 / $2)); }	# per_s COUNT MS
+# settled BASE GROWTH NQN...: after starting a load, wait (up to a minute,
+# times SCALE) until the namespaces' ${KEY:-read_cmds} has grown by GROWTH
+# past BASE: fio takes seconds to start on a slow kernel, and a window
+# opened before its commands flow counts that as idle time (on the debug
+# kernel host A's first limited window began about 2 s before any of its
+# commands reached the bucket: 79-89 % of the limit).  With KEY=throttled
+# and GROWTH the loads' queue depth, every command the loads keep out has
+# waited once: the bucket, not fio, sets the pace.
+settled() {
+	local base=$1 grow=$2 end
+	shift 2
+	end=$(($(now_ms) + 60000 * SCALE))
+	while [ "$(sum_reads "$@")" -lt $((base + grow)) ]; do
+		[ "$(now_ms)" -lt $end ] ||
+			fail "the load on $* did not start: ${KEY:-read_cmds} $(sum_reads "$@"), was $base"
+		sleep 0.2
+	done
+}
 # within COUNT MS TARGET PERCENT WHAT [UNIT]: COUNT over MS is TARGET per
 # second within PERCENT, give or take one command (UNIT: what one command
 # counts, default 1) at each end of the window.
@@ -122,7 +140,9 @@ within() {
 }
 
 log "host B alone, unlimited"
+b0=$(sum_reads $S2)
 pb=$(load $db)
+settled $b0 16 $S2
 sleep 1
 bfree=$(per_s $(rate 3 $S2))
 log "host B alone: $bfree IOPS"
@@ -135,7 +155,9 @@ NHI=$((N * 2 / 3)) NLO=$((N / 3)) NBPS=$((N * 3 / 4 * 4096))
 echo $N > $HA/qos_iops
 
 log "host A limited to $N IOPS over its two controllers, B beside it"
+w0=$(KEY=throttled sum_reads $S1 $S3)
 pa=$(load $da1 $da3)
+KEY=throttled settled $w0 32 $S1 $S3
 sleep 2
 c0=$(sum_reads $S2); t0=$(now_ms); w0=$(KEY=throttled sum_reads $S1 $S3)
 ra=$(rate 8 $S1 $S3)
@@ -167,8 +189,10 @@ stop $pa
 # holds DEV NQN LIMIT WHAT: loaded, DEV's namespace (NQN) completes LIMIT
 # IOPS within 5 % over 5 s.
 holds() {
-	local p
+	local p w0
+	w0=$(KEY=throttled sum_reads $2)
 	p=$(load $1)
+	KEY=throttled settled $w0 16 $2
 	sleep 2
 	within $(rate 5 $2) $3 5 "$4"
 	stop $p
@@ -181,7 +205,9 @@ echo 0 > "$(ns $S2)/qos_iops"
 
 log "bytes/s limit on B's namespace: $NBPS B/s of 4 KiB writes"
 echo $NBPS > "$(ns $S2)/qos_bps"
+w0=$(KEY=throttled sum_reads $S2)
 pb=$(RW=randwrite load $db)
+KEY=throttled settled $w0 16 $S2
 sleep 2
 within $(KEY=write_bytes rate 5 $S2) $NBPS 5 "namespace bytes/s limit (B/s)" 4096
 stop $pb

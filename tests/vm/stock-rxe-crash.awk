@@ -10,7 +10,7 @@
 # provided no call trace in the console holds one of its frames; a second
 # such crash fails the test (a fault of Purlin's that corrupts soft-RoCE's
 # memory would not stay away twice in a row).  With loaded=1 a guest that
-# hung in soft-RoCE counts too: the harness's NMI (tests/vm/run, last_words)
+# hung in soft-RoCE counts too: the harness's NMI (tests/vm/run, nmi_guest)
 # found its CPU with rdma_rxe frames on its stack (7.2's rxe_receiver frees
 # queued packets under the QP's state lock, and a freed page-pool page's
 # recycling runs the network softirq, whose rxe_rcv spins on that lock).

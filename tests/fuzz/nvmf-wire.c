@@ -4,7 +4,7 @@
  *
  * usage: nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn H] [--src ADDR]
  *                  [-t SECS] [-v] [--no-mw] [--duration SECS]
- *                  [--max-pending N] [--queues N] SCENARIO...
+ *                  [--max-pending N] [--queues N] [--drop-secs N] SCENARIO...
  *        nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn H] fuzz --seed S
  *                  [--count N] [--time SECS] [--depth D] [--cmd-timeout MS]
  *                  [--keep-going] [--trace] [--known TAG,...]
@@ -28,8 +28,10 @@
  * many seconds at most (SIGUSR1 ends the attack after the round under way),
  * --max-pending (default 16, the target's param_max_pending_per_addr)
  * bounds the queues without a Fabrics Connect cm-flood may find held for
- * one address, and --queues N (default 1, at most 16) stalls N queues at
- * once in rnr-discovery and rnr-io.
+ * one address, --queues N (default 1, at most 16) stalls N queues at
+ * once in rnr-discovery and rnr-io, and --drop-secs N (default 30) is how
+ * long after it stalled or was accepted a queue may stay before the target
+ * must have dropped it (longer on a slow kernel).
  *
  * "fuzz" is the randomized mode (fuzz.c): N iterations of mutated capsules
  * drawn from the seed, every answer checked, per-command timeout; it ends
@@ -57,6 +59,7 @@ struct ctx {
 	unsigned int duration_s;
 	int max_pending;
 	int queues;		/* rnr-*: queues stalled at once */
+	int64_t drop_ms;	/* a queue the peer stalls must be gone by then */
 	/* auth: a subsystem and host that must authenticate. */
 	const char *auth_subnqn;
 	const char *auth_hostnqn;
@@ -1496,7 +1499,7 @@ out:
  */
 #define DISC_NQN	"nqn.2014-08.org.nvmexpress.discovery"
 #define MIB		(1u << 20)
-#define DROP_MS		30000	/* a queue the peer stalls must be gone by then */
+#define DROP_MS		30000	/* default --drop-secs, in ms */
 #define FLOOD_N		200
 #define MAX_ATTACK_QUEUES 16	/* --queues */
 
@@ -1554,7 +1557,7 @@ static int admin_open(struct ctx *c, struct nw_queue *q, const char *subnqn,
 /*
  * The n queues hold commands whose responses cannot be delivered (no
  * receive posted): the target must give up on its SENDs and drop each
- * queue within DROP_MS of t0.
+ * queue within --drop-secs of t0.
  */
 static int expect_drops(struct ctx *c, struct nw_queue *qs, int n, int64_t t0,
 			int round, const char *what)
@@ -1563,7 +1566,7 @@ static int expect_drops(struct ctx *c, struct nw_queue *qs, int n, int64_t t0,
 	char how[200] = "";
 
 	for (i = 0; i < n; i++) {
-		int64_t rem = t0 + DROP_MS - ms_now();
+		int64_t rem = t0 + c->drop_ms - ms_now();
 
 		if (wait_dropped(&qs[i], rem > 1 ? (int)rem : 1, how,
 				 sizeof(how))) {
@@ -1574,7 +1577,7 @@ static int expect_drops(struct ctx *c, struct nw_queue *qs, int n, int64_t t0,
 	}
 	if (left)
 		return failf(c, "round %d: %s: %d of %d queue(s) still connected %d s later (%d commands outstanding, %d answered): the target's SENDs wait on receiver-not-ready for ever",
-			     round + 1, what, left, n, DROP_MS / 1000,
+			     round + 1, what, left, n, (int)(c->drop_ms / 1000),
 			     outstanding, answered);
 	note(c, "round %d: %s: the target dropped %s %lld ms later (%s)",
 	     round + 1, what, n > 1 ? "every queue" : "the queue",
@@ -1827,11 +1830,11 @@ static int cm_flood_round(struct ctx *c, int round)
 			if (!nw_wait_cm_disconnect(&qs[j], 0)) {
 				if (now - t_acc[j] > worst)
 					worst = now - t_acc[j];
-				if (now - t_acc[j] > DROP_MS)
+				if (now - t_acc[j] > c->drop_ms)
 					late++;
 				t_acc[j] = 0;
 				nw_abort(&qs[j]);
-			} else if (now - t_acc[j] <= DROP_MS) {
+			} else if (now - t_acc[j] <= c->drop_ms) {
 				live++;
 			}
 		}
@@ -1844,7 +1847,7 @@ static int cm_flood_round(struct ctx *c, int round)
 			late++;
 	if (late)
 		failf(c, "round %d: %d of %d accepted queues without a Fabrics Connect were not dropped within %d s of their accept",
-		      round + 1, late, accepted, DROP_MS / 1000);
+		      round + 1, late, accepted, (int)(c->drop_ms / 1000));
 	else if (accepted)
 		note(c, "round %d: the target dropped all %d accepted queues, the last %lld ms after its accept",
 		     round + 1, accepted, (long long)worst);
@@ -2652,7 +2655,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn NQN] [--src ADDR] [-t SECS] [-v]\n"
 		"                 [--no-mw] [--duration SECS] [--max-pending N] [--queues N]\n"
-		"                 SCENARIO...|all\n"
+		"                 [--drop-secs N] SCENARIO...|all\n"
 		"       nvmf-wire -a ADDR -s SVC -n SUBNQN [--hostnqn NQN] fuzz --seed S [--count N]\n"
 		"                 [--time SECS] [--depth D] [--cmd-timeout MS] [--keep-going] [--trace]\n"
 		"                 [--known TAG,...] [--auth-subnqn NQN --auth-hostnqn NQN]\n"
@@ -2718,11 +2721,12 @@ int main(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'U' },
 		{ "max-pending", required_argument, NULL, 'P' },
 		{ "queues", required_argument, NULL, 'Q' },
+		{ "drop-secs", required_argument, NULL, 'X' },
 		{ "auth-subnqn", required_argument, NULL, 'Y' },
 		{ "auth-hostnqn", required_argument, NULL, 'Z' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ctx c = { .max_pending = 16, .queues = 1 };
+	struct ctx c = { .max_pending = 16, .queues = 1, .drop_ms = DROP_MS };
 	struct nw_fuzz_opts fo = {
 		.depth = 8, .cmd_timeout_ms = 15000,
 	};
@@ -2802,6 +2806,11 @@ int main(int argc, char **argv)
 			if (!parse_u64(optarg, &v) || !v || v > MAX_ATTACK_QUEUES)
 				goto bad_number;
 			c.queues = (int)v;
+			break;
+		case 'X':
+			if (!parse_u64(optarg, &v) || !v || v > 3600)
+				goto bad_number;
+			c.drop_ms = (int64_t)v * 1000;
 			break;
 		default: usage(stderr); return 2;
 		}

@@ -22,7 +22,7 @@ HOST_SECS=${HOST_SECS:-60}
 # An attack repeats its rounds until SIGUSR1, for this long at most; and
 # nvmf-wire's own limit per scenario (it prints FAIL and exits after it).
 ATTACK_SECS=$((HOST_SECS + 30))
-WIRE_T=$((ATTACK_SECS + 90))
+WIRE_T=$((ATTACK_SECS + 90 * SCALE))
 
 brd_create 64
 purlin_subsys $NQN
@@ -89,8 +89,10 @@ attack() {
 	local name=$1 out=$1.out why="" pid rc during
 	shift
 	log "attack $name from $ATTACKER"
+	# (a queue the attacker stalls must be gone within 30 s, longer on a
+	# slow kernel: the target's CM work and the drop's DREQ wait there)
 	nvmf-wire -a $TRADDR -s 4420 -n $NQN --src $ATTACKER -t $WIRE_T \
-		--duration "$ATTACK_SECS" "$@" "$name" > "$out" 2>&1 &
+		--duration "$ATTACK_SECS" --drop-secs $((30 * SCALE)) "$@" "$name" > "$out" 2>&1 &
 	pid=$!
 	# The host starts once the attacker holds what it came to hold.
 	poll_until "grep -q 'attack in place' $out || ! kill -0 $pid" 600 || true

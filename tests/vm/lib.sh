@@ -443,6 +443,10 @@ purlin_live() {
 # live KEY: one counter of Purlin's live-object line.
 live() { purlin_live | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
+# qp1_state: the state of rxe0's QP1 (the GSI QP, ib_core's, not the
+# target's), which carries the RDMA CM's messages.
+qp1_state() { rdma resource show qp | sed -n 's/.* lqpn 1 type GSI state \([A-Z]*\) .*/\1/p'; }
+
 # await COND TENTHS WHY: wait_for, with the reason and Purlin's live
 # objects in the failure.
 await() {

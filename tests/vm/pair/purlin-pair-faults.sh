@@ -35,10 +35,6 @@ rxe_counters() {
 	echo
 }
 
-# qp1_state: the state of this guest's QP1 (the GSI QP of rxe0, which the
-# RDMA CM's messages go through; ib_core's, not the target's).
-qp1_state() { rdma resource show qp | sed -n 's/.* lqpn 1 type GSI state \([A-Z]*\) .*/\1/p'; }
-
 # idle_listening: the target holds no controller, queue or request (for
 # Purlin; nvmet's are not counted), and its port listens on TRADDR:4420.
 idle_listening() {

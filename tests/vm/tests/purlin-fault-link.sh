@@ -40,8 +40,6 @@ commands() {
 }
 state() { cat /sys/class/nvme/$ctrl/state; }
 port_state() { rdma link show rxe0/1 | sed -n 's/.* state \([A-Z]*\) .*/\1/p'; }
-# qp1_state: the state of rxe0's QP1 (GSI), which carries the CM's messages
-qp1_state() { rdma resource show qp | sed -n 's/.* lqpn 1 type GSI state \([A-Z]*\) .*/\1/p'; }
 pkts() { rdma statistic show link rxe0/1 | sed -n "s/.* $1 \([0-9]*\) .*/\1/p"; }
 # cm_probe: can an RDMA CM connection be made on rxe0 now?  rping server
 # and client on the guest's own address, 3 s at most; records rxe's sent

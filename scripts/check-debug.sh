@@ -46,8 +46,9 @@ scale=${VM_TIMEOUT_SCALE:-3}
 # The guest scales each test's own "# timeout:" by the same factor.
 # purlin-fault-kill needs a slow device to see a deep queue here (see it).
 append="kmemleak=on kasan_multi_shot purlin_timeout_scale=$scale purlin_fault_kill_delay_ms=200${VM_APPEND:+ $VM_APPEND}"
-# Guest tests that need the host's native NVMe multipath.
-MULTIPATH_TESTS="purlin-ana"
+# Guest tests that need the host's native NVMe multipath (purlin-ocf: the
+# ANA agent's part follows the host's path device).
+MULTIPATH_TESTS="purlin-ana purlin-ocf"
 # Guest tests that run in a boot of their own: purlin-fault-link can make
 # the stock host's known KASAN report (scripts/debug-kernel.known), and a
 # KASAN report turns lockdep off for the rest of the boot.

@@ -222,6 +222,10 @@ grep -q "optimized here" /tmp/ocf.out || { cat /tmp/ocf.out; fail "reason"; }
 tester purlin-ana -o ports=1
 [ "$(cat $ANA)" = inaccessible ] || fail "ana stopped: $(cat $ANA)"
 # the group is inaccessible: the host adds the path, but no live head yet
+# (a path device, nvmeXcYn1, exists only with the host's native multipath:
+# the debug lane boots this test with it, see scripts/check-debug.sh)
+[ "$(cat /sys/module/nvme_core/parameters/multipath)" = Y ] ||
+	fail "the ANA part needs the host's native NVMe multipath (nvme_core.multipath=Y)"
 nvme connect -t rdma -a $TRADDR -s 4420 -n $NQN > /dev/null
 wait_for "ls /sys/block/nvme*c*n1/ana_state" 100
 path=$(ls -d /sys/block/nvme*c*n1 | head -n 1)

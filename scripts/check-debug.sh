@@ -13,7 +13,9 @@
 #      them, or T="..."), each boot ending with debug-scan (kmemleak scan,
 #      lockdep still on), booted with kmemleak=on kasan_multi_shot:
 #      - the tests that need the host's native NVMe multipath
-#        (MULTIPATH_TESTS) in a boot of their own,
+#        (MULTIPATH_TESTS), each in a boot of its own (the stock host's
+#        known lockdep report there turns lockdep off for the rest of the
+#        boot: one test's report must not take it from the next test),
 #      - the tests that can make a known KASAN report of the stock host
 #        (OWN_BOOT_TESTS), each in a boot of its own,
 #      - all others in one boot with nvme_core.multipath=N, where the stock
@@ -252,11 +254,10 @@ if [ -n "$main" ]; then
 	# shellcheck disable=SC2086
 	VM_APPEND="$append nvme_core.multipath=N" suite "$logdir/vm.log" $main
 fi
-if [ -n "$mpath" ]; then
-	echo "== guest suite on $K, native multipath:$mpath"
-	# shellcheck disable=SC2086
-	VM_APPEND=$append suite "$logdir/vm-multipath.log" $mpath
-fi
+for t in $mpath; do
+	echo "== guest suite on $K, native multipath, in a boot of its own: $t"
+	VM_APPEND=$append suite "$logdir/vm-multipath-$t.log" "$t"
+done
 for t in $own; do
 	echo "== guest suite on $K, in a boot of its own: $t"
 	VM_APPEND="$append nvme_core.multipath=N" suite "$logdir/vm-$t.log" "$t"

@@ -193,6 +193,18 @@ for want in "insn=4500 user=0 nic=1000 host=0 tgt=3500 tgt_target=500 " "tgt_mem
 	*) echo "FAIL bench-report: owners: no '$want' in: $got"; fails=$((fails + 1)) ;;
 	esac
 done
+# Library code in a module (insn.libs: only such module code has owners):
+# a soft-RoCE verb, 300 of 800 called by Purlin (the target's, RDMA core),
+# 200 by soft-RoCE itself and 300 by none (the NIC's, its own class).
+printf 'ffffffffc0000000 800 purlin=300 rdma_rxe=200\ntotal 800\n' > "$tmp/own-lib.snap"
+got=$("$ireport" -t 3 "$here/data/insn/kallsyms.nullblk" "$tmp/own-lib.snap" 1 2>&1)
+for want in "insn=800 user=0 nic=500 host=0 tgt=300 tgt_target=0 tgt_rdma=300 " \
+	"FN rxe_requester rdma_rxe nic 500" "FN rxe_requester rdma_rxe tgt/rdma 300"; do
+	case "$got" in
+	*"$want"*) echo "PASS bench-report: library owners: $want" ;;
+	*) echo "FAIL bench-report: library owners: no '$want' in: $got"; fails=$((fails + 1)) ;;
+	esac
+done
 printf 'ffffffff81005010 4000 rdma_rxe=5000\ntotal 4000\n' > "$tmp/own-bad.snap"
 if got=$("$ireport" "$here/data/insn/kallsyms.nullblk" "$tmp/own-bad.snap" 1 2>&1); then
 	echo "FAIL bench-report: owners: a share larger than its count was accepted: $got"

@@ -180,69 +180,124 @@ run_one() {
 	return 0
 }
 
+# Library code for insn-plugin (insn.libs): module functions counted, with
+# the kernel code they call, by the owner that called them.  ib_core's
+# lookups that soft-RoCE makes for every packet to resolve addresses (the
+# GID table, the device behind a netdev: a NIC does this in silicon) are
+# then soft-RoCE's; soft-RoCE's verbs that the target calls (poll a CQ, arm
+# it, post work requests: what a hardware NIC's driver runs on the CPU
+# too) are the target's, including every poll of a spinning thread.
+INSN_LIBS="ib_core:rdma_get_gid_attr ib_core:rdma_put_gid_attr ib_core:find_gid
+ib_core:rdma_find_gid_by_port ib_core:rdma_read_gid_attr_ndev_rcu
+ib_core:ib_device_get_by_netdev ib_core:ib_device_put rdma_rxe:rxe_poll_cq
+rdma_rxe:rxe_peek_cq rdma_rxe:rxe_req_notify_cq rdma_rxe:rxe_post_send
+rdma_rxe:rxe_post_recv rdma_rxe:rxe_post_srq_recv"
+
+# insn_libs KALLSYMS: "START END" (hex) of each INSN_LIBS function, for
+# insn-plugin's insn.libs; END is the next symbol's address.
+insn_libs() {
+	sort "$1" | awk -v libs="$INSN_LIBS" '
+		BEGIN { n = split(libs, l, /[ \n]+/); for (i = 1; i <= n; i++) want[l[i]] = 1 }
+		start != "" && $1 != start { print start, $1; start = "" }
+		($2 == "t" || $2 == "T") && $4 ~ /^\[.*\]$/ && (substr($4, 2, length($4) - 2) ":" $3) in want {
+			start = $1; seen[substr($4, 2, length($4) - 2) ":" $3] = 1 }
+		END { for (f in want) if (f != "" && !(f in seen)) print "insn_libs: no " f > "/dev/stderr" }'
+}
+
+# Inside a counting window (insn_req mark to dump) the harness starts no
+# process: a fork, an exec and their page faults cost the guest millions of
+# instructions, which would be spread over the window's I/Os and counted
+# for both targets alike.  So the window uses shell builtins only: bsleep
+# waits on a FIFO nobody writes, snap reads the counters with read.
+bsleep() {
+	[ -p "$RES/.sleep" ] || mkfifo "$RES/.sleep"
+	read -r -t "$1" _ <> "$RES/.sleep" || :
+}
+
 # insn_req mark|dump: ask insn-plugin for a snapshot (see insn-plugin.c)
 # and wait for its answer; sets ISNAP to the snapshot's number.  Not in a
-# subshell: the sequence number must advance in the main shell.
+# subshell: the sequence number must advance in the main shell.  The
+# request is written in place (no mv: the plugin waits for its newline).
 ISEQ=0
 insn_req() {
 	local i=0
+	[ -p "$RES/.sleep" ] || mkfifo "$RES/.sleep"
 	ISEQ=$((ISEQ + 1))
-	echo "$1" > /share/.insn.req.$ISEQ && mv /share/.insn.req.$ISEQ /share/insn.req.$ISEQ
+	echo "$1" > /share/insn.req.$ISEQ
 	while [ ! -e /share/insn.snap.$ISEQ ]; do
 		i=$((i + 1))
 		[ $i -le 6000 ] || { echo "insn-plugin did not answer request $ISEQ"; return 1; }
-		sleep 0.01
+		bsleep 0.01
 	done
 	ISNAP=$ISEQ
 }
 
-# ev_snap [DEV]: "CTXT INTR IOS SLEEPS PASSES": context switches and
-# interrupts of this guest so far (/proc/stat), the I/Os DEV (a back end
-# here) completed, and the sleeps and passes of Purlin's polling threads
-# (0 without them).
-ev_snap() {
-	local ios=0 poll="0 0"
-	[ -n "${1:-}" ] && [ -r /sys/block/$1/stat ] &&
-		ios=$(awk '{ print $1 + $5 }' /sys/block/$1/stat)
-	[ -r /sys/module/purlin/parameters/pollers ] &&
-		poll=$(tr ' ' '\n' < /sys/module/purlin/parameters/pollers | awk -F= '
-			$1 == "sleeps" { s += $2 } $1 == "passes" { p += $2 }
-			END { print s + 0, p + 0 }')
-	awk -v ios="$ios" -v poll="$poll" '$1 == "ctxt" { c = $2 } $1 == "intr" { i = $2 }
-		END { print c, i, ios, poll }' /proc/stat
+# snap [DEV]: this guest's counters now, with shell builtins only (see
+# bsleep): SN_BUSY SN_TOTAL (jiffies over all CPUs; busy = user + nice +
+# system + irq + softirq + steal), SN_CTXT SN_INTR (context switches and
+# interrupts, /proc/stat), SN_IOS (I/Os DEV, a back end here, completed; 0
+# without DEV) and SN_SLEEPS SN_PASSES SN_HALTS (sleeps, passes and waits
+# in place of Purlin's polling threads; 0 without them).
+snap() {
+	local k a b c d e f g h rest w
+	SN_BUSY=0 SN_TOTAL=0 SN_CTXT=0 SN_INTR=0 SN_IOS=0
+	SN_SLEEPS=0 SN_PASSES=0 SN_HALTS=0
+	while read -r k a b c d e f g h rest; do
+		case $k in
+		cpu) SN_BUSY=$((a + b + c + f + g + h)); SN_TOTAL=$((SN_BUSY + d + e)) ;;
+		ctxt) SN_CTXT=$a ;;
+		intr) SN_INTR=$a ;;
+		esac
+	done < /proc/stat
+	if [ -n "${1:-}" ] && [ -r "/sys/block/$1/stat" ]; then
+		read -r a b c d e rest < "/sys/block/$1/stat"
+		SN_IOS=$((a + e))
+	fi
+	[ -r /sys/module/purlin/parameters/pollers ] || return 0
+	while read -r rest; do
+		for w in $rest; do
+			case $w in
+			sleeps=*) SN_SLEEPS=$((SN_SLEEPS + ${w#*=})) ;;
+			passes=*) SN_PASSES=$((SN_PASSES + ${w#*=})) ;;
+			halts=*) SN_HALTS=$((SN_HALTS + ${w#*=})) ;;
+			esac
+		done
+	done < /sys/module/purlin/parameters/pollers
 }
 
 # cpu_window SECONDS [BACKEND]: "BUSY TOTAL NCPU RNR" of this guest over the
 # next SECONDS (jiffies, its CPUs, the RNR NAKs its soft-RoCE sent), then
 # ctxt=, intr= (this guest's context switches and interrupts in the window),
-# poll_sleeps=, poll_passes= (of Purlin's polling threads in the window),
+# poll_sleeps=, poll_passes=, poll_halts= (of Purlin's polling threads in
+# the window),
 # ios_win= (the I/Os BACKEND, /dev/BACKEND in this guest, completed in the
 # window: 0 when it keeps no statistics, as brd), with bench_insn=1
 # insn_snap= (the plugin's snapshot of the window), and with bench_perf=1
 # the profile's pct_ fields.
 cpu_window() {
-	local s0 s1 n0 e0 e1
+	local n0 dev=${2:-} w0
+	dev=${dev##*/}
 	n0=$(rnr_snap)
 	if [ "$INSN" = 1 ]; then
 		insn_req mark || return 1
 	fi
-	e0=$(ev_snap "$(basename "${2:-}")")
-	s0=$(cpu_snap)
+	snap "$dev"
+	w0="$SN_BUSY $SN_TOTAL $SN_CTXT $SN_INTR $SN_IOS $SN_SLEEPS $SN_PASSES $SN_HALTS"
 	if [ "$PERF" = 1 ]; then
 		perf record -a -g -F 499 -q -o $RES/win.perf -- sleep "$1" \
 			> $RES/win.perf.err 2>&1 || { cat $RES/win.perf.err; return 1; }
 	else
-		sleep "$1"
+		bsleep "$1"
 	fi
-	s1=$(cpu_snap)
-	e1=$(ev_snap "$(basename "${2:-}")")
+	snap "$dev"
 	if [ "$INSN" = 1 ]; then
 		insn_req dump || return 1
 	fi
-	echo "$s0 $s1" | awk -v n="$NCPU" -v r=$(($(rnr_snap) - n0)) \
-		'{ printf "%d %d %d %d", $3 - $1, $4 - $2, n, r }'
-	echo "$e0 $e1" | awk '{ printf " ctxt=%d intr=%d ios_win=%d poll_sleeps=%d poll_passes=%d",
-		$6 - $1, $7 - $2, $8 - $3, $9 - $4, $10 - $5 }'
+	set -- $w0
+	printf "%d %d %d %d" $((SN_BUSY - $1)) $((SN_TOTAL - $2)) "$NCPU" $(($(rnr_snap) - n0))
+	printf " ctxt=%d intr=%d ios_win=%d poll_sleeps=%d poll_passes=%d poll_halts=%d" \
+		$((SN_CTXT - $3)) $((SN_INTR - $4)) $((SN_IOS - $5)) \
+		$((SN_SLEEPS - $6)) $((SN_PASSES - $7)) $((SN_HALTS - $8))
 	[ "$INSN" = 1 ] && printf " insn_snap=%d" "$ISNAP"
 	if [ "$PERF" = 1 ]; then
 		printf " %s" "$(perf_shares $RES/win.perf)"
@@ -364,6 +419,7 @@ export_case() {
 	# and the module ranges the plugin charges kernel work to.
 	if [ "$INSN" = 1 ]; then
 		cat /proc/kallsyms > /share/kallsyms.$1
+		insn_libs /share/kallsyms.$1 > /share/insn.libs
 		cat /proc/modules > /share/.insn.modules && mv /share/.insn.modules /share/insn.modules
 	fi
 	echo "$ba $bb $(cat /sys/module/purlin/version)"
@@ -475,7 +531,7 @@ MODE=single
 [ "$ROLE" = host ] && MODE=pair
 
 t0=$(date +%s)
-report "INFO kernel=$(uname -r) mode=$MODE ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none} perf=$PERF insn=$INSN"
+report "INFO kernel=$(uname -r) mode=$MODE ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none} purlin_module=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^purlin\.//p' | paste -sd, -) perf=$PERF insn=$INSN"
 
 # With the instruction counter the ceiling is not measured: it is of no
 # use to the counts, and under the counter's single-threaded emulation a

@@ -17,10 +17,17 @@
  * kernel work a module causes can be charged to it (the socket buffers
  * soft-RoCE allocates and zeroes, the block layer under a target).  The
  * modules are those of DIR/insn.modules (a copy of the guest's
- * /proc/modules read as root), read again at every request.
+ * /proc/modules read as root), read again at every request.  Library
+ * code in a module (DIR/insn.libs, optional: lines "START END" in hex,
+ * guest addresses, each range inside one module) is counted as kernel
+ * image code is, by the owner that called it, and owns nothing itself: the
+ * GID table lookups soft-RoCE makes through ib_core for every packet are
+ * then soft-RoCE's, while ib_core's own work (completion dispatch) stays
+ * ib_core's.
  *
  * The guest asks for snapshots through DIR (a 9p share): it creates
- * DIR/insn.req.N (N = 1, 2, ... in order) holding "mark" or "dump".  The
+ * DIR/insn.req.N (N = 1, 2, ... in order) holding "mark" or "dump" and a
+ * newline (read once the newline is there).  The
  * plugin answers with DIR/insn.snap.N: empty for mark; for dump, one line
  * "ADDRESS COUNT [MODULE=COUNT ...]" (hex, decimal; the owners' shares of
  * COUNT, the rest having none) per address that ran since the previous
@@ -279,6 +286,64 @@ static int by_start(const void *a, const void *b)
 }
 
 /*
+ * Cut the ranges of DIR/insn.libs out of the module ranges of t (sorted,
+ * disjoint): an address in no range owns nothing (module_owner() 0).  A
+ * library range must lie inside one module's; others are refused.
+ */
+static struct module_table *libs_cut(struct module_table *t, size_t *cap)
+{
+	char path[4096], line[256];
+	uint64_t start, end;
+	FILE *f;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/insn.libs", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return t;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 " %" SCNx64, &start, &end) != 2 ||
+		    start >= end) {
+			fprintf(stderr, "insn-plugin: %s: bad line: %s", path, line);
+			continue;
+		}
+		for (i = 0; i < t->n; i++)
+			if (start >= t->r[i].start && end <= t->r[i].end)
+				break;
+		if (i == t->n) {
+			fprintf(stderr, "insn-plugin: %s: %" PRIx64 "-%" PRIx64 " in no module\n",
+				path, start, end);
+			continue;
+		}
+		/* r[i] becomes [r.start, start) and [end, r.end), the empty dropped. */
+		if (t->n == *cap) {
+			struct module_table *n;
+
+			*cap *= 2;
+			n = realloc(t, sizeof(*t) + *cap * sizeof(t->r[0]));
+			if (!n)
+				die("out of memory");
+			t = n;
+		}
+		memmove(&t->r[i + 2], &t->r[i + 1], (t->n - i - 1) * sizeof(t->r[0]));
+		t->r[i + 1] = t->r[i];
+		t->r[i].end = start;
+		t->r[i + 1].start = end;
+		t->n++;
+		if (t->r[i + 1].start == t->r[i + 1].end) {
+			memmove(&t->r[i + 1], &t->r[i + 2], (t->n - i - 2) * sizeof(t->r[0]));
+			t->n--;
+		}
+		if (t->r[i].start == t->r[i].end) {
+			memmove(&t->r[i], &t->r[i + 1], (t->n - i - 1) * sizeof(t->r[0]));
+			t->n--;
+		}
+	}
+	fclose(f);
+	return t;
+}
+
+/*
  * Read DIR/insn.modules (the guest's /proc/modules: "name size refs deps
  * state 0xADDRESS ...") into a new table; the old one is left to leak, as
  * the vCPU thread may still be reading it (a few per run).  Watcher only.
@@ -321,6 +386,7 @@ static void modules_load(void)
 	}
 	fclose(f);
 	qsort(t->r, t->n, sizeof(t->r[0]), by_start);
+	t = libs_cut(t, &cap);
 	t->ver = ++modules_ver;
 	__atomic_store_n(&modules, t, __ATOMIC_RELEASE);
 }
@@ -389,7 +455,8 @@ static void *watch(void *arg)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (!fgets(word, sizeof(word), f)) {
+		/* Written in place by the guest: whole once its newline is in. */
+		if (!fgets(word, sizeof(word), f) || !strchr(word, '\n')) {
 			fclose(f);	/* being written: next tick */
 			continue;
 		}

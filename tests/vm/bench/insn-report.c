@@ -18,7 +18,9 @@
  * block's instructions ran after MODULE's code (insn-plugin.c), so on its
  * behalf; a NIC or host module's share is charged to that class (the socket
  * buffers soft-RoCE allocates, zeroes and fills are the NIC's work), any
- * other owner's and the rest to the function's own class.
+ * other owner's and the rest to the function's own class, except that a
+ * NIC module's library code run for another owner is that owner's (RDMA
+ * core): see owner_class().
  * Classes:
  *   user   user space (fio in a one-guest run)
  *   nic    what an RDMA NIC does in hardware: soft-RoCE (rdma_rxe), the
@@ -277,7 +279,11 @@ static void charge(struct sym *s, enum cls c, enum sub su, uint64_t n)
 /*
  * The class of s's instructions run on behalf of module owner (a kernel
  * image function after that module's code): the NIC's and the host's
- * are theirs; any other owner leaves the function's own class.
+ * are theirs; any other owner leaves the function's own class.  Module
+ * code has owners only where insn-plugin was told it is library code
+ * (insn.libs): the caller's work.  A NIC driver's verbs called by the
+ * target (soft-RoCE's poll_cq, post_send: what a hardware NIC's driver
+ * runs on the CPU too) are then the target's, as RDMA core work.
  */
 static enum cls owner_class(const struct sym *s, const char *owner, enum sub *su)
 {
@@ -287,6 +293,10 @@ static enum cls owner_class(const struct sym *s, const char *owner, enum sub *su
 		return C_NIC;
 	if (is_in(owner, host_mods))
 		return C_HOST;
+	if (*s->mod && c == C_NIC) {
+		*su = S_RDMA;
+		return C_TGT;
+	}
 	return c;
 }
 
@@ -410,7 +420,9 @@ int main(int argc, char **argv)
 		struct sym *s = top[k].sym;
 		enum sub su;
 
-		class_of(s, &su);
+		/* A NIC module's library code charged to the target: RDMA core. */
+		if (class_of(s, &su) == C_NIC)
+			su = S_RDMA;
 		printf("FN %s %s %s%s%s %.0f\n", s->name,
 		       *s->mod ? s->mod : "vmlinux", cname[top[k].cls],
 		       top[k].cls == C_TGT ? "/" : "",

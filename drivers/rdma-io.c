@@ -432,11 +432,14 @@ static bool prl_map_data(struct prl_rdma_rsp *rsp)
 static bool prl_fetch(struct prl_rdma_rsp *rsp)
 {
 	struct prl_rdma_queue *queue = rsp->queue;
+	bool bh;
 	int ret;
 
 	if (!prl_take_credits(queue, rsp->n_rdma))
 		return false;
+	bh = prl_send_bh_off();
 	if (unlikely(!prl_post_begin(queue))) {
+		prl_send_bh_on(bh);
 		atomic_add(rsp->n_rdma, &queue->sq_wr_avail);
 		purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
 		return true;
@@ -448,6 +451,7 @@ static bool prl_fetch(struct prl_rdma_rsp *rsp)
 		prl_post_failed(rsp, "an RDMA READ", ret);
 	}
 	prl_post_end(queue);
+	prl_send_bh_on(bh);
 	return true;
 }
 
@@ -578,6 +582,7 @@ static bool prl_post_response(struct prl_rdma_rsp *rsp)
 	struct prl_rdma_queue *queue = rsp->queue;
 	struct ib_send_wr *first = &rsp->send_wr;
 	struct ib_device *ib = queue->dev->ib;
+	bool bh;
 	int ret;
 
 	if (!prl_take_credits(queue, prl_send_credits(rsp)))
@@ -591,7 +596,9 @@ static bool prl_post_response(struct prl_rdma_rsp *rsp)
 	}
 	ib_dma_sync_single_for_device(ib, rsp->send_sge.addr,
 				      rsp->send_sge.length, DMA_TO_DEVICE);
+	bh = prl_send_bh_off();
 	if (unlikely(!prl_post_begin(queue))) {
+		prl_send_bh_on(bh);
 		atomic_add(prl_send_credits(rsp), &queue->sq_wr_avail);
 		prl_release_rsp(rsp);
 		return true;
@@ -600,6 +607,7 @@ static bool prl_post_response(struct prl_rdma_rsp *rsp)
 	if (unlikely(ret))
 		prl_post_failed(rsp, "a response", ret);
 	prl_post_end(queue);
+	prl_send_bh_on(bh);
 	return true;
 }
 

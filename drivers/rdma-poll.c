@@ -7,6 +7,9 @@
  *   prl_poller_fn()        the thread: passes while there is work, a
  *                          spin of up to poll_usecs (adapted to how
  *                          soon completions follow), then sleep
+ *   prl_poller_halt()      within the spin, when nothing else may run on
+ *                          the CPU: wait for the next interrupt in place
+ *                          (module parameter poll_halt)
  *   prl_poll_pass()        one pass: every CQ reaped in batches, the
  *                          commands started under one block plug, then
  *                          the polled bios reaped (purlin_poll_bios())
@@ -21,9 +24,12 @@
 #define pr_fmt(fmt) "purlin: rdma: " fmt
 
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
+#include <linux/tick.h>
 
 #include "rdma.h"
 
@@ -46,25 +52,56 @@ struct prl_poller {
 	u64 spin_ns;			/* the largest of its queues' */
 	u64 spin_cur;			/* adapted, up to spin_ns; thread only */
 	int event;			/* a CQ event since the last look */
+	/*
+	 * halted: the thread is in prl_poller_halt()'s wait, where a wakeup
+	 * cannot reach it (it is running): the event handler then kicks its
+	 * CPU.  stopping: it must not wait there again (prl_poll_exit()).
+	 * Each written before the other's side is read, with a full barrier
+	 * between (the xchg of event on the handler's side).
+	 */
+	int halted;
+	bool stopping;
 	/* Statistics; written by the thread only. */
 	u64 wcs;			/* work completions reaped */
 	u64 bios;			/* polled bios finished */
 	u64 passes;
 	u64 idle_passes;		/* passes that found nothing */
 	u64 sleeps;
+	u64 halts;			/* waits in place for an interrupt */
 };
 
 /* Guards prl_pollers (one per possible CPU, created on first use). */
 static DEFINE_MUTEX(prl_poll_lock);
 static struct prl_poller **prl_pollers;
 
+/*
+ * poll_halt (opt-in): while spinning, a poller that is alone on its CPU
+ * waits for the next interrupt in place (sti; hlt) instead of running a
+ * spin loop, so the interrupt that brings a completion resumes it with no
+ * context switch and no instructions spent spinning; when another task is
+ * runnable on its CPU it sleeps at once instead of spinning.  The price:
+ * its CQs stay armed, so every completion interrupts (where a spin loop
+ * needs none), and the CPU shows as busy while it waits.  Not on nohz_full
+ * CPUs (no tick would end a wait).  x86 only.
+ */
+#ifdef CONFIG_X86
+static bool prl_poll_halt;
+module_param_named(poll_halt, prl_poll_halt, bool, 0644);
+MODULE_PARM_DESC(poll_halt,
+		 "Polling threads alone on their CPU wait for the next interrupt instead of spinning (default: off)");
+#endif
+
 static void prl_poll_cq_event(struct ib_cq *cq, void *ctx)
 {
 	struct prl_poller *p = ctx;
 
 	/* Set before the thread's check in prl_poller_sleep(): no lost wake. */
-	if (!xchg(&p->event, 1))
-		wake_up_process(p->ctx.task);
+	if (xchg(&p->event, 1))
+		return;
+	wake_up_process(p->ctx.task);
+	/* Halted on another CPU, running: only an interrupt there ends it. */
+	if (READ_ONCE(p->halted))
+		kick_process(p->ctx.task);
 }
 
 static void prl_poll_cq_error(struct ib_event *event, void *ctx)
@@ -109,14 +146,11 @@ static unsigned int prl_poll_pass(struct prl_poller *p, struct ib_wc *wcs)
 	return total;
 }
 
-/*
- * Arm every CQ, and sleep unless a completion or event came meanwhile;
- * true if it slept.
- */
-static bool prl_poller_sleep(struct prl_poller *p)
+/* Arm every CQ; false if a completion came before it was armed. */
+static bool prl_poller_arm(struct prl_poller *p)
 {
 	struct prl_rdma_queue *queue;
-	bool missed = false, slept = false;
+	bool missed = false;
 
 	mutex_lock(&p->lock);
 	list_for_each_entry(queue, &p->queues, poll_entry)
@@ -124,7 +158,72 @@ static bool prl_poller_sleep(struct prl_poller *p)
 				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
 			missed = true;
 	mutex_unlock(&p->lock);
-	if (missed)
+	return !missed;
+}
+
+#ifdef CONFIG_X86
+/*
+ * Wait in place for the next interrupt on this CPU: every CQ armed (a
+ * completion then interrupts, on this CPU or by the handler's kick), and
+ * only if nothing else is runnable here, no event came and no softirq is
+ * pending; interrupts stay off from that check to the hlt, which sti's
+ * shadow makes atomic with it.  The tick bounds the wait (never halted on
+ * a nohz_full CPU, prl_poller_spin()).
+ */
+static void prl_poller_halt(struct prl_poller *p)
+{
+	if (!prl_poller_arm(p))
+		return;
+	WRITE_ONCE(p->halted, 1);
+	smp_mb();	/* halted before event and stopping are read */
+	local_irq_disable();
+	if (!READ_ONCE(p->event) && !READ_ONCE(p->stopping) &&
+	    !need_resched() && !local_softirq_pending() &&
+	    single_task_running()) {
+		p->halts++;
+		safe_halt();
+	} else {
+		local_irq_enable();
+	}
+	WRITE_ONCE(p->halted, 0);
+}
+#endif
+
+/*
+ * One step of a spin with nothing to do; false when the thread should
+ * sleep now instead.  It gives way to anyone woken on this CPU; with
+ * poll_halt it waits in place while alone on the CPU, and sleeps when not
+ * (a task runnable here that did not preempt it would otherwise wait for
+ * the tick while it spins).
+ */
+static bool prl_poller_spin(struct prl_poller *p)
+{
+	if (need_resched()) {
+		schedule();
+		return true;
+	}
+#ifdef CONFIG_X86
+	if (READ_ONCE(prl_poll_halt) &&
+	    !tick_nohz_full_cpu(raw_smp_processor_id())) {
+		if (!single_task_running())
+			return false;
+		prl_poller_halt(p);
+		return true;
+	}
+#endif
+	cpu_relax();
+	return true;
+}
+
+/*
+ * Arm every CQ, and sleep unless a completion or event came meanwhile;
+ * true if it slept.
+ */
+static bool prl_poller_sleep(struct prl_poller *p)
+{
+	bool slept = false;
+
+	if (!prl_poller_arm(p))
 		return false;
 	set_current_state(TASK_IDLE);
 	if (!xchg(&p->event, 0) && !kthread_should_stop()) {
@@ -183,14 +282,9 @@ static int prl_poller_fn(void *data)
 				cond_resched();
 			continue;
 		}
-		if (now - idle_since < min(p->spin_cur, READ_ONCE(p->spin_ns))) {
-			/* Spinning gives way to anyone woken on this CPU. */
-			if (need_resched())
-				schedule();
-			else
-				cpu_relax();
+		if (now - idle_since < min(p->spin_cur, READ_ONCE(p->spin_ns)) &&
+		    prl_poller_spin(p))
 			continue;
-		}
 		now = local_clock();
 		if (prl_poller_sleep(p))
 			prl_poller_adapt(p, local_clock() - now);
@@ -360,14 +454,15 @@ static int prl_pollers_get(char *buf, const struct kernel_param *kp)
 		if (!p)
 			continue;
 		len += sysfs_emit_at(buf, len,
-				     "cpu=%d queues=%u wcs=%llu bios=%llu bio_polls=%llu bio_punts=%llu passes=%llu idle_passes=%llu sleeps=%llu\n",
+				     "cpu=%d queues=%u wcs=%llu bios=%llu bio_polls=%llu bio_punts=%llu passes=%llu idle_passes=%llu sleeps=%llu halts=%llu\n",
 				     cpu, p->nr_queues, READ_ONCE(p->wcs),
 				     READ_ONCE(p->bios),
 				     READ_ONCE(p->ctx.bio_polls),
 				     READ_ONCE(p->ctx.bio_punts),
 				     READ_ONCE(p->passes),
 				     READ_ONCE(p->idle_passes),
-				     READ_ONCE(p->sleeps));
+				     READ_ONCE(p->sleeps),
+				     READ_ONCE(p->halts));
 	}
 	mutex_unlock(&prl_poll_lock);
 	return len;
@@ -403,6 +498,9 @@ void prl_poll_exit(void)
 		if (!p)
 			continue;
 		WARN_ON(p->nr_queues || p->ctx.nr_bios);
+		/* Out of a wait in place, and no other (a wakeup is not seen). */
+		WRITE_ONCE(p->stopping, true);
+		prl_poll_cq_event(NULL, p);
 		kthread_stop(p->ctx.task);
 		kfree(p);
 	}

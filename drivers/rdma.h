@@ -14,6 +14,7 @@
 #ifndef PURLIN_RDMA_H
 #define PURLIN_RDMA_H
 
+#include <linux/bottom_half.h>
 #include <linux/nvme-rdma.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -326,6 +327,30 @@ static inline bool prl_post_begin(struct prl_rdma_queue *queue)
 		return true;
 	prl_post_end(queue);
 	return false;
+}
+
+/*
+ * Sends posted from task context are posted with bottom halves off:
+ * soft-RoCE, on kernels where it runs its send work in a tasklet (6.1;
+ * later ones use a workqueue), then runs it at prl_send_bh_on() in the
+ * poster's context instead of waking ksoftirqd for it (two context
+ * switches per post); for a hardware NIC a post is a doorbell either way.
+ * Interrupt and softirq context, or interrupts off, post as they are.
+ * Taken outside prl_post_begin()/prl_post_end(), so the softirq work does
+ * not run inside their RCU section.
+ */
+static inline bool prl_send_bh_off(void)
+{
+	if (!in_task() || irqs_disabled())
+		return false;
+	local_bh_disable();
+	return true;
+}
+
+static inline void prl_send_bh_on(bool off)
+{
+	if (off)
+		local_bh_enable();
 }
 
 /* rdma-poll.c */

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Polled I/O queues (param_cq_mode=poll): the stock host moves verified
 # data through polling threads on a null_blk with poll queues (its bios
-# polled: counted), brd and a file; the threads sleep when the port is
-# idle; the attributes refuse bad values; a disconnect under I/O and the
-# port's removal leave nothing behind.
+# polled: counted), brd and a file; alone on their CPU they wait for the
+# next interrupt in place (poll_halt, counted) and spin without it; the
+# threads sleep when the port is idle; the attributes refuse bad values; a
+# disconnect under I/O and the port's removal leave nothing behind.
 # timeout: 600
 
 NQN=nqn.2026-11.io.purlin.test:poll
@@ -54,6 +55,14 @@ expect_err - "Permission denied" sh -c "echo 10 > $P/param_poll_usecs"
 base=$(purlin_live)
 
 pollers() { cat /sys/module/purlin/parameters/pollers; }
+halt=/sys/module/purlin/parameters/poll_halt
+halt0=$(cat $halt)
+# off unless the lane's kernel command line sets it (purlin.poll_halt=1)
+grep -q 'purlin\.poll_halt=' /proc/cmdline || [ "$halt0" = N ] ||
+	fail "poll_halt default: $halt0"
+expect_err - "Invalid argument" sh -c "echo maybe > $halt"
+[ "$(cat $halt)" = "$halt0" ] || fail "a refused write changed poll_halt"
+echo 1 > $halt
 # psum KEY: a counter summed over every polling thread
 psum() { pollers | tr ' ' '\n' | sed -n "s/^$1=//p" | awk '{s += $1} END {print s + 0}'; }
 
@@ -88,6 +97,17 @@ for d in $dev1 $dev2 $dev3; do
 		[ "$(psum bios)" = "$b0" ] || fail "$d: a bio was polled on a device that cannot poll"
 	fi
 done
+# two vCPUs: a thread is often alone on its CPU between completions
+[ "$(psum halts)" -gt 0 ] || fail "no polling thread waited in place for an interrupt"
+
+log "poll_halt=0: the threads spin instead"
+echo 0 > $halt
+h0=$(psum halts)
+fio_verify "$dev2" 4k 16 8M
+pollers
+[ "$(psum halts)" = "$h0" ] || fail "$(($(psum halts) - h0)) waits in place with poll_halt=0"
+# back to what the boot set, for the tests after this one
+if [ "$halt0" = Y ]; then echo 1 > $halt; fi
 
 log "polled bios short of tags: $dev4, 2 tags, 2 x 32 in flight"
 r0=$(psum bio_punts)

@@ -437,7 +437,7 @@ static bool prl_fetch(struct prl_rdma_rsp *rsp)
 
 	if (!prl_take_credits(queue, rsp->n_rdma))
 		return false;
-	bh = prl_send_bh_off();
+	bh = prl_send_bh_off(queue);
 	if (unlikely(!prl_post_begin(queue))) {
 		prl_send_bh_on(bh);
 		atomic_add(rsp->n_rdma, &queue->sq_wr_avail);
@@ -596,7 +596,7 @@ static bool prl_post_response(struct prl_rdma_rsp *rsp)
 	}
 	ib_dma_sync_single_for_device(ib, rsp->send_sge.addr,
 				      rsp->send_sge.length, DMA_TO_DEVICE);
-	bh = prl_send_bh_off();
+	bh = prl_send_bh_off(queue);
 	if (unlikely(!prl_post_begin(queue))) {
 		prl_send_bh_on(bh);
 		atomic_add(prl_send_credits(rsp), &queue->sq_wr_avail);

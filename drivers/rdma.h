@@ -330,18 +330,19 @@ static inline bool prl_post_begin(struct prl_rdma_queue *queue)
 }
 
 /*
- * Sends posted from task context are posted with bottom halves off:
- * soft-RoCE, on kernels where it runs its send work in a tasklet (6.1;
- * later ones use a workqueue), then runs it at prl_send_bh_on() in the
- * poster's context instead of waking ksoftirqd for it (two context
+ * A polled queue's sends posted from task context (its polling thread, or
+ * the worker of a command that may block) are posted with bottom halves
+ * off: soft-RoCE, on kernels where it runs its send work in a tasklet
+ * (6.1; later ones use a workqueue), then runs it at prl_send_bh_on() in
+ * the poster's context instead of waking ksoftirqd for it (two context
  * switches per post); for a hardware NIC a post is a doorbell either way.
- * Interrupt and softirq context, or interrupts off, post as they are.
- * Taken outside prl_post_begin()/prl_post_end(), so the softirq work does
- * not run inside their RCU section.
+ * Other queues, interrupt and softirq context, or interrupts off, post as
+ * they are.  Taken outside prl_post_begin()/prl_post_end(), so the softirq
+ * work does not run inside their RCU section.
  */
-static inline bool prl_send_bh_off(void)
+static inline bool prl_send_bh_off(struct prl_rdma_queue *queue)
 {
-	if (!in_task() || irqs_disabled())
+	if (!queue->poller || !in_task() || irqs_disabled())
 		return false;
 	local_bh_disable();
 	return true;

@@ -80,8 +80,8 @@ static struct prl_poller **prl_pollers;
  * spin loop, so the interrupt that brings a completion resumes it with no
  * context switch and no instructions spent spinning; when another task is
  * runnable on its CPU it sleeps at once instead of spinning.  The price:
- * its CQs stay armed, so every completion interrupts (where a spin loop
- * needs none), and the CPU shows as busy while it waits.  Not on nohz_full
+ * each wait arms the CQs, so the completion that ends it interrupts (where
+ * a spin loop needs none), and the CPU shows as busy while it waits.  Not on nohz_full
  * CPUs (no tick would end a wait).  x86 only.
  */
 #ifdef CONFIG_X86

@@ -64,10 +64,11 @@ mkdir -p $RES
 WIN=$((RUNTIME - 2))
 [ "$WIN" -ge 1 ] || WIN=1
 
-# cpu_snap: "BUSY TOTAL" jiffies summed over all CPUs (busy = user + nice +
-# system + irq + softirq + steal; idle and iowait are not busy).
+# cpu_snap: "BUSY TOTAL" jiffies summed over all CPUs (snap's SN_BUSY and
+# SN_TOTAL; idle and iowait are not busy).
 cpu_snap() {
-	awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6; exit }' /proc/stat
+	snap
+	echo "$SN_BUSY $SN_TOTAL"
 }
 
 # rnr_snap: receiver-not-ready NAKs soft-RoCE has sent so far (a SEND
@@ -221,6 +222,7 @@ bsleep() {
 ISEQ=0
 insn_req() {
 	local i=0
+	# bsleep's FIFO made now, before the request: no mkfifo in a window
 	[ -p "$RES/.sleep" ] || mkfifo "$RES/.sleep"
 	ISEQ=$((ISEQ + 1))
 	echo "$1" > /share/insn.req.$ISEQ

@@ -134,9 +134,12 @@ static void purlin_wake_all(struct list_head *waiters)
 static void purlin_grant(void)
 {
 	struct purlin_buf_waiter *w, *tmp;
-	unsigned int avail = pool.nr_free - pool.promised;
+	unsigned int avail;
 
 	lockdep_assert_held(&pool.lock);
+	if (list_empty(&pool.waiters))
+		return;
+	avail = pool.nr_free - pool.promised;
 	list_for_each_entry_safe(w, tmp, &pool.waiters, entry) {
 		if (w->need > avail)
 			break;
@@ -208,7 +211,9 @@ int purlin_bufpool_get(struct scatterlist *sg, u32 len,
 	} else if (w->on_pool) {
 		goto again;		/* keep its place in line */
 	} else {
-		purlin_unwait(w);
+		/* (Nothing to undo when w waits for nothing: the usual case.) */
+		if (w->waits_on || w->granted)
+			purlin_unwait(w);
 		if (!list_empty(&pool.waiters) ||
 		    pool.nr_free - pool.promised < n) {
 			w->need = n;
@@ -250,7 +255,8 @@ void purlin_bufpool_put(struct scatterlist *sg, int nents,
 			accts[i]->held = 0;
 		else
 			accts[i]->held -= nents;
-		purlin_wake_all(&accts[i]->waiters);
+		if (!list_empty(&accts[i]->waiters))
+			purlin_wake_all(&accts[i]->waiters);
 	}
 	/* Under the lock, so purlin_bufpool_cancel() is final. */
 	purlin_grant();

@@ -156,6 +156,15 @@ void prl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		 queue->host_qid, cmd->nvme_cmd->common.opcode, wc->byte_len,
 		 READ_ONCE(queue->state));
 
+	/*
+	 * Live is final until the disconnect, which prl_handle_command()
+	 * checks under the lock: no lock to see it.  The acquire pairs with
+	 * prl_queue_established()'s release, after the early capsules ran.
+	 */
+	if (likely(smp_load_acquire(&queue->state) == PRL_Q_LIVE)) {
+		prl_handle_command(queue, cmd);
+		return;
+	}
 	spin_lock_irqsave(&queue->state_lock, flags);
 	switch (queue->state) {
 	case PRL_Q_LIVE:

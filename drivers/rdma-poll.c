@@ -61,6 +61,12 @@ struct prl_poller {
 	 */
 	int halted;
 	bool stopping;
+	/*
+	 * armed: every CQ was armed by prl_poller_halt() and none has
+	 * reported a completion since (its event would have set event): a
+	 * pass would find nothing, and a wait needs no arming.  Thread only.
+	 */
+	bool armed;
 	/* Statistics; written by the thread only. */
 	u64 wcs;			/* work completions reaped */
 	u64 bios;			/* polled bios finished */
@@ -68,6 +74,7 @@ struct prl_poller {
 	u64 idle_passes;		/* passes that found nothing */
 	u64 sleeps;
 	u64 halts;			/* waits in place for an interrupt */
+	u64 empty_wakes;		/* turns with CQs armed, no event: no pass */
 };
 
 /* Guards prl_pollers (one per possible CPU, created on first use). */
@@ -91,6 +98,17 @@ MODULE_PARM_DESC(poll_halt,
 		 "Polling threads alone on their CPU wait for the next interrupt instead of spinning (default: off)");
 #endif
 
+/* Does this thread wait in place (poll_halt, and not a nohz_full CPU)? */
+static bool prl_poller_halting(void)
+{
+#ifdef CONFIG_X86
+	return READ_ONCE(prl_poll_halt) &&
+	       !tick_nohz_full_cpu(raw_smp_processor_id());
+#else
+	return false;
+#endif
+}
+
 static void prl_poll_cq_event(struct ib_cq *cq, void *ctx)
 {
 	struct prl_poller *p = ctx;
@@ -110,8 +128,12 @@ static void prl_poll_cq_error(struct ib_event *event, void *ctx)
 			   event->event);
 }
 
-/* Reap up to a batch per CQ, every attached CQ; the completions reaped. */
-static unsigned int prl_poll_pass(struct prl_poller *p, struct ib_wc *wcs)
+/*
+ * Reap up to a batch per CQ, every attached CQ; the completions reaped.
+ * *more: some CQ gave a whole batch (it may hold more).
+ */
+static unsigned int prl_poll_pass(struct prl_poller *p, struct ib_wc *wcs,
+				  bool *more)
 {
 	struct prl_rdma_queue *queue;
 	struct blk_plug plug;
@@ -132,6 +154,8 @@ static unsigned int prl_poll_pass(struct prl_poller *p, struct ib_wc *wcs)
 		}
 		if (n > 0)
 			total += n;
+		if (n == PRL_POLL_BATCH)
+			*more = true;
 	}
 	/* The bios of this pass go to the device here, then are polled. */
 	blk_finish_plug(&plug);
@@ -172,8 +196,11 @@ static bool prl_poller_arm(struct prl_poller *p)
  */
 static void prl_poller_halt(struct prl_poller *p)
 {
-	if (!prl_poller_arm(p))
-		return;
+	if (!p->armed) {
+		if (!prl_poller_arm(p))
+			return;
+		p->armed = true;
+	}
 	WRITE_ONCE(p->halted, 1);
 	smp_mb();	/* halted before event and stopping are read */
 	local_irq_disable();
@@ -203,8 +230,7 @@ static bool prl_poller_spin(struct prl_poller *p)
 		return true;
 	}
 #ifdef CONFIG_X86
-	if (READ_ONCE(prl_poll_halt) &&
-	    !tick_nohz_full_cpu(raw_smp_processor_id())) {
+	if (prl_poller_halting()) {
 		if (!single_task_running())
 			return false;
 		prl_poller_halt(p);
@@ -256,16 +282,36 @@ static int prl_poller_fn(void *data)
 	struct prl_poller *p = data;
 	struct ib_wc wcs[PRL_POLL_BATCH];
 	u64 idle_since = 0, now;
+	bool more;
 
 	p->spin_cur = READ_ONCE(p->spin_ns);
 	while (!kthread_should_stop()) {
+		/*
+		 * A wait in place ended by an interrupt that brought no
+		 * completion (a timer, the network's own): nothing to reap,
+		 * and the CQs are still armed.
+		 */
+		if (p->armed && !READ_ONCE(p->event) && prl_poller_halting()) {
+			p->empty_wakes++;
+			goto idle;
+		}
+		p->armed = false;
 		WRITE_ONCE(p->event, 0);
-		if (prl_poll_pass(p, wcs)) {
+		more = false;
+		if (prl_poll_pass(p, wcs, &more)) {
 			idle_since = 0;
 			cond_resched();
+			/*
+			 * Every CQ emptied: what comes next is signalled by
+			 * its event, and arming reports what came meanwhile
+			 * (prl_poller_halt()); no pass to find nothing.
+			 */
+			if (!more && prl_poller_halting())
+				goto idle;
 			continue;
 		}
 		p->idle_passes++;
+idle:
 		now = local_clock();
 		if (!idle_since)
 			idle_since = now;
@@ -285,6 +331,8 @@ static int prl_poller_fn(void *data)
 		if (now - idle_since < min(p->spin_cur, READ_ONCE(p->spin_ns)) &&
 		    prl_poller_spin(p))
 			continue;
+		/* The sleep takes the event (arming again): a pass follows. */
+		p->armed = false;
 		now = local_clock();
 		if (prl_poller_sleep(p))
 			prl_poller_adapt(p, local_clock() - now);
@@ -454,7 +502,7 @@ static int prl_pollers_get(char *buf, const struct kernel_param *kp)
 		if (!p)
 			continue;
 		len += sysfs_emit_at(buf, len,
-				     "cpu=%d queues=%u wcs=%llu bios=%llu bio_polls=%llu bio_punts=%llu passes=%llu idle_passes=%llu sleeps=%llu halts=%llu\n",
+				     "cpu=%d queues=%u wcs=%llu bios=%llu bio_polls=%llu bio_punts=%llu passes=%llu idle_passes=%llu sleeps=%llu halts=%llu empty_wakes=%llu\n",
 				     cpu, p->nr_queues, READ_ONCE(p->wcs),
 				     READ_ONCE(p->bios),
 				     READ_ONCE(p->ctx.bio_polls),
@@ -462,7 +510,8 @@ static int prl_pollers_get(char *buf, const struct kernel_param *kp)
 				     READ_ONCE(p->passes),
 				     READ_ONCE(p->idle_passes),
 				     READ_ONCE(p->sleeps),
-				     READ_ONCE(p->halts));
+				     READ_ONCE(p->halts),
+				     READ_ONCE(p->empty_wakes));
 	}
 	mutex_unlock(&prl_poll_lock);
 	return len;

@@ -882,7 +882,8 @@ static void prl_queue_established(struct prl_rdma_queue *queue)
 	spin_lock_irq(&queue->state_lock);
 	while (queue->state == PRL_Q_CONNECTING) {
 		if (list_empty(&queue->pending_cmds)) {
-			queue->state = PRL_Q_LIVE;
+			/* Seen without the lock by prl_recv_done(). */
+			smp_store_release(&queue->state, PRL_Q_LIVE);
 			break;
 		}
 		cmd = list_first_entry(&queue->pending_cmds,
@@ -942,7 +943,7 @@ void __prl_queue_disconnect(struct prl_rdma_queue *queue)
 	lockdep_assert_held(&queue->state_lock);
 	if (queue->state == PRL_Q_DISCONNECTING)
 		return;
-	queue->state = PRL_Q_DISCONNECTING;
+	WRITE_ONCE(queue->state, PRL_Q_DISCONNECTING);
 	/* Until then prl_connect_request() owns it, and starts the release. */
 	if (queue->handed_over)
 		queue_work(purlin_wq, &queue->release_work);

@@ -103,9 +103,11 @@ done
 log "poll_halt=0: the threads spin instead"
 echo 0 > $halt
 h0=$(psum halts)
+e0=$(psum empty_wakes)
 fio_verify "$dev2" 4k 16 8M
 pollers
 [ "$(psum halts)" = "$h0" ] || fail "$(($(psum halts) - h0)) waits in place with poll_halt=0"
+[ "$(psum empty_wakes)" = "$e0" ] || fail "$(($(psum empty_wakes) - e0)) empty wakes with poll_halt=0"
 # back to what the boot set, for the tests after this one
 if [ "$halt0" = Y ]; then echo 1 > $halt; fi
 

@@ -208,8 +208,11 @@ insn_libs() {
 # Inside a counting window (insn_req mark to dump) the harness starts no
 # process: a fork, an exec and their page faults cost the guest millions of
 # instructions, which would be spread over the window's I/Os and counted
-# for both targets alike.  So the window uses shell builtins only: bsleep
-# waits on a FIFO nobody writes, snap reads the counters with read.
+# for both targets alike.  So the window holds shell builtins only: bsleep
+# waits on a FIFO nobody writes.  snap (builtins too, but its read costs a
+# system call per byte) runs just outside the window, so its count of I/Os
+# spans the window plus the two requests' round trips (milliseconds in a
+# window of seconds, the same for both targets).
 bsleep() {
 	[ -p "$RES/.sleep" ] || mkfifo "$RES/.sleep"
 	read -r -t "$1" _ <> "$RES/.sleep" || :
@@ -280,21 +283,25 @@ cpu_window() {
 	local n0 dev=${2:-} w0
 	dev=${dev##*/}
 	n0=$(rnr_snap)
+	snap "$dev"
+	w0="$SN_BUSY $SN_TOTAL $SN_CTXT $SN_INTR $SN_IOS $SN_SLEEPS $SN_PASSES $SN_HALTS"
+	# The instructions are counted inside the counters' window, not
+	# around it: snap's read builtin reads a byte per system call (a
+	# poll and a read each, several thousand for /proc/stat), about 1.5
+	# million instructions a window, as many for either target.
 	if [ "$INSN" = 1 ]; then
 		insn_req mark || return 1
 	fi
-	snap "$dev"
-	w0="$SN_BUSY $SN_TOTAL $SN_CTXT $SN_INTR $SN_IOS $SN_SLEEPS $SN_PASSES $SN_HALTS"
 	if [ "$PERF" = 1 ]; then
 		perf record -a -g -F 499 -q -o $RES/win.perf -- sleep "$1" \
 			> $RES/win.perf.err 2>&1 || { cat $RES/win.perf.err; return 1; }
 	else
 		bsleep "$1"
 	fi
-	snap "$dev"
 	if [ "$INSN" = 1 ]; then
 		insn_req dump || return 1
 	fi
+	snap "$dev"
 	set -- $w0
 	printf "%d %d %d %d" $((SN_BUSY - $1)) $((SN_TOTAL - $2)) "$NCPU" $(($(rnr_snap) - n0))
 	printf " ctxt=%d intr=%d ios_win=%d poll_sleeps=%d poll_passes=%d poll_halts=%d" \

@@ -130,6 +130,25 @@ struct purlin_buf_waiter {
 };
 
 /*
+ * Chunks a queue keeps back from its one-chunk puts (the size most I/O
+ * takes) for its next one-chunk gets, without the pool's lock (completions
+ * come in bursts: PURLIN_STASH_SLOTS of them): they stay charged to the
+ * queue's accounts (accts, set when the stash opens) and count as free in
+ * purlin_bufpool_free_chunks().  Whoever has to wait for chunks takes back
+ * the stashed chunks charged to what it waits on (all of them for the pool
+ * itself), and a put stashes nothing while anyone waits.  pages: xchg and
+ * cmpxchg only; state, accts and entry: the pool's lock (state also read
+ * without it).
+ */
+#define PURLIN_STASH_SLOTS	8
+struct purlin_buf_stash {
+	struct page *pages[PURLIN_STASH_SLOTS];
+	int state;			/* PURLIN_STASH_* */
+	struct purlin_buf_acct *accts[2];
+	struct list_head entry;		/* the pool's open stashes */
+};
+
+/*
  * Latency histograms: bucket 0 counts commands under 1 us, bucket b (1 to
  * PURLIN_LAT_BUCKETS - 2) those of [2^(b-1), 2^b) us, the last everything
  * from 2^(PURLIN_LAT_BUCKETS - 2) us (about 4.2 s) on.
@@ -816,10 +835,14 @@ void purlin_buf_acct_init(struct purlin_buf_acct *a, unsigned int limit);
 void purlin_buf_waiter_init(struct purlin_buf_waiter *w, work_func_t fn);
 int purlin_bufpool_get(struct scatterlist *sg, u32 len,
 		       struct purlin_buf_waiter *w,
-		       struct purlin_buf_acct *const *accts, int nr_accts);
+		       struct purlin_buf_acct *const *accts, int nr_accts,
+		       struct purlin_buf_stash *stash);
 void purlin_bufpool_put(struct scatterlist *sg, int nents,
-			struct purlin_buf_acct *const *accts, int nr_accts);
+			struct purlin_buf_acct *const *accts, int nr_accts,
+			struct purlin_buf_stash *stash);
 void purlin_bufpool_cancel(struct purlin_buf_waiter *w);
+void purlin_buf_stash_init(struct purlin_buf_stash *stash);
+void purlin_buf_stash_close(struct purlin_buf_stash *stash);
 unsigned int purlin_bufpool_free_chunks(void);
 unsigned int purlin_bufpool_total(void);
 

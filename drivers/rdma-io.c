@@ -395,7 +395,7 @@ static int prl_get_data_buf(struct prl_rdma_rsp *rsp)
 	}
 	prl_pick_accts(rsp);
 	ret = purlin_bufpool_get(rsp->sgl, len, &queue->buf_waiter, rsp->accts,
-				 rsp->nr_accts);
+				 rsp->nr_accts, &queue->buf_stash);
 	if (ret == -EAGAIN)
 		return 0;
 	if (ret < 0) {
@@ -752,22 +752,16 @@ void prl_wait_work(struct work_struct *work)
 
 /* ---- response contexts ------------------------------------------------- */
 
+/* The command handler only (one context at a time, see rdma.h). */
 static struct prl_rdma_rsp *prl_get_rsp(struct prl_rdma_queue *queue)
 {
-	struct prl_rdma_rsp *rsp = NULL;
-	unsigned long flags;
+	struct llist_node *node = llist_del_first(&queue->free_rsps);
 
-	spin_lock_irqsave(&queue->rsp_lock, flags);
-	if (!list_empty(&queue->free_rsps)) {
-		rsp = list_first_entry(&queue->free_rsps, struct prl_rdma_rsp,
-				       entry);
-		list_del_init(&rsp->entry);
-		queue->nr_free--;
-	}
-	spin_unlock_irqrestore(&queue->rsp_lock, flags);
-	if (rsp)
-		atomic_inc(&purlin_live.reqs);
-	return rsp;
+	if (!node)
+		return NULL;
+	atomic_dec(&queue->nr_free);
+	atomic_inc(&purlin_live.reqs);
+	return llist_entry(node, struct prl_rdma_rsp, free_node);
 }
 
 static void prl_rw_destroy(struct prl_rdma_rsp *rsp)
@@ -790,7 +784,6 @@ static void prl_rw_destroy(struct prl_rdma_rsp *rsp)
 void prl_release_rsp(struct prl_rdma_rsp *rsp)
 {
 	struct prl_rdma_queue *queue = rsp->queue;
-	unsigned long flags;
 
 	prl_rw_destroy(rsp);
 	rsp->own_buf = false;
@@ -801,18 +794,25 @@ void prl_release_rsp(struct prl_rdma_rsp *rsp)
 	}
 	if (rsp->pool_nents) {
 		purlin_bufpool_put(rsp->sgl, rsp->pool_nents, rsp->accts,
-				   rsp->nr_accts);
+				   rsp->nr_accts, &queue->buf_stash);
 		/* The put wakes whoever waits on these chunks' accounts. */
 		rsp->pool_nents = 0;
 	}
 
 	atomic_dec(&purlin_live.reqs);
 	purlin_req_free(&rsp->req);
-	spin_lock_irqsave(&queue->rsp_lock, flags);
-	list_add_tail(&rsp->entry, &queue->free_rsps);
-	if (++queue->nr_free == queue->nr_rsps)
+	/*
+	 * The teardown may free the queue as soon as the count is whole:
+	 * RCU keeps it for the wake (kfree_rcu()); the rsp is not touched
+	 * after it is back on the list.
+	 */
+	rcu_read_lock();
+	llist_add(&rsp->free_node, &queue->free_rsps);
+	/* (Ordered after the count by the fully ordered increment.) */
+	if (atomic_inc_return(&queue->nr_free) == queue->nr_rsps &&
+	    waitqueue_active(&queue->idle_wq))
 		wake_up(&queue->idle_wq);
-	spin_unlock_irqrestore(&queue->rsp_lock, flags);
+	rcu_read_unlock();
 }
 
 /* ---- queue state and posting ------------------------------------------- */

@@ -286,9 +286,10 @@ static int prl_alloc_rsps(struct prl_rdma_queue *queue)
 		rsp->send_wr.num_sge = 1;
 		rsp->send_wr.send_flags = IB_SEND_SIGNALED;
 		INIT_WORK(&rsp->exec_work, prl_execute_work);
-		list_add_tail(&rsp->entry, &queue->free_rsps);
+		INIT_LIST_HEAD(&rsp->entry);
+		llist_add(&rsp->free_node, &queue->free_rsps);
 	}
-	queue->nr_free = queue->nr_rsps;
+	atomic_set(&queue->nr_free, queue->nr_rsps);
 	return 0;
 fail:
 	kfree(queue->cqe_bufs);
@@ -723,8 +724,7 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	queue->send_queue_size = sqsize;
 	queue->inline_data_size = qid ? port->inline_data_size : 0;
 	queue->tos = port->tos;
-	spin_lock_init(&queue->rsp_lock);
-	INIT_LIST_HEAD(&queue->free_rsps);
+	init_llist_head(&queue->free_rsps);
 	init_waitqueue_head(&queue->idle_wq);
 	init_completion(&queue->last_wqe);
 	spin_lock_init(&queue->state_lock);
@@ -734,6 +734,7 @@ static int prl_connect_request(struct rdma_cm_id *cm_id,
 	INIT_LIST_HEAD(&queue->exec_waits);
 	INIT_LIST_HEAD(&queue->zombies);
 	purlin_buf_waiter_init(&queue->buf_waiter, prl_wait_work);
+	purlin_buf_stash_init(&queue->buf_stash);
 	purlin_buf_acct_init(&queue->buf_acct,
 			     PURLIN_QUEUE_POOL_SHARE(purlin_bufpool_total(),
 						  rqsize));
@@ -1039,12 +1040,16 @@ static void prl_release_work(struct work_struct *w)
 	/* No prl_start() can run now: the cancel is final for the pool. */
 	purlin_bufpool_cancel(&queue->buf_waiter);
 	prl_abort_waits(queue);
+	/*
+	 * Before the controller's account can go (the last queue's
+	 * purlin_sq_destroy() may free it); commands still out put their
+	 * chunks back to the pool.
+	 */
+	purlin_buf_stash_close(&queue->buf_stash);
 	/* Aborts held AERs and waits for every request's purlin_req_free(). */
 	purlin_sq_destroy(&queue->sq);
-	spin_lock_irq(&queue->rsp_lock);
-	wait_event_lock_irq(queue->idle_wq, queue->nr_free == queue->nr_rsps,
-			    queue->rsp_lock);
-	spin_unlock_irq(&queue->rsp_lock);
+	wait_event(queue->idle_wq,
+		   atomic_read(&queue->nr_free) == queue->nr_rsps);
 	purlin_bufpool_cancel(&queue->buf_waiter);
 	cancel_work_sync(&queue->buf_waiter.work);
 

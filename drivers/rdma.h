@@ -15,6 +15,7 @@
 #define PURLIN_RDMA_H
 
 #include <linux/bottom_half.h>
+#include <linux/llist.h>
 #include <linux/nvme-rdma.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -180,7 +181,8 @@ struct prl_rdma_rsp {
 	bool own_buf;			/* data in queue->connect_page */
 	/* A polled queue's command that may block runs here (rdma-io.c). */
 	struct work_struct exec_work;
-	struct list_head entry;		/* free_rsps, a wait list or zombies */
+	struct list_head entry;		/* a wait list or zombies */
+	struct llist_node free_node;	/* queue->free_rsps */
 	struct scatterlist sgl[PURLIN_MAX_CHUNKS];
 };
 
@@ -225,10 +227,15 @@ struct prl_rdma_queue {
 	u64 cqe_bufs_dma;
 	u32 nr_rsps;
 
-	/* Guards free_rsps and nr_free. */
-	spinlock_t rsp_lock;
-	struct list_head free_rsps;
-	u32 nr_free;
+	/*
+	 * Free response contexts: anyone puts (prl_release_rsp(), any
+	 * context), only the command handler takes (prl_get_rsp()): the
+	 * queue's one receive completion context, or before the queue is
+	 * live prl_queue_established(), never both at once.  nr_free counts
+	 * them, for the teardown.
+	 */
+	struct llist_head free_rsps;
+	atomic_t nr_free;
 	wait_queue_head_t idle_wq;	/* teardown waits for nr_free */
 
 	/* Threads between prl_post_begin() and prl_post_end(). */
@@ -261,6 +268,7 @@ struct prl_rdma_queue {
 	bool handed_over;
 	struct purlin_buf_waiter buf_waiter; /* .work is the wait work */
 	struct purlin_buf_acct buf_acct;	/* this queue's pool share */
+	struct purlin_buf_stash buf_stash;	/* chunks it keeps back */
 	/*
 	 * The Fabrics Connect's data lands here, not in the pool: a host's
 	 * Connect never waits behind what other peers hold.

@@ -287,7 +287,7 @@ cpu_window() {
 	w0="$SN_BUSY $SN_TOTAL $SN_CTXT $SN_INTR $SN_IOS $SN_SLEEPS $SN_PASSES $SN_HALTS"
 	# The instructions are counted inside the counters' window, not
 	# around it: snap's read builtin reads a byte per system call (a
-	# poll and a read each, several thousand for /proc/stat), about 1.5
+	# poll and a read each, several thousand for /proc/stat), about 5
 	# million instructions a window, as many for either target.
 	if [ "$INSN" = 1 ]; then
 		insn_req mark || return 1

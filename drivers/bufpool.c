@@ -266,6 +266,7 @@ static unsigned int purlin_stash_reclaim(struct purlin_buf_acct *acct,
  */
 static bool purlin_waits_for_nothing(struct purlin_buf_waiter *w)
 {
+	/* Acquire: pairs with purlin_grant()'s release of on_pool. */
 	return !smp_load_acquire(&w->on_pool) && !READ_ONCE(w->granted) &&
 	       !READ_ONCE(w->waits_on);
 }
@@ -283,8 +284,10 @@ static bool purlin_stash_usable(struct purlin_buf_stash *stash,
 				struct purlin_buf_acct *const *accts,
 				int nr_accts)
 {
-	return stash && nr_accts == 2 &&
-	       smp_load_acquire(&stash->state) == PURLIN_STASH_OPEN &&
+	if (!stash || nr_accts != 2)
+		return false;
+	/* Acquire: pairs with the release that opens it (bufpool_put). */
+	return smp_load_acquire(&stash->state) == PURLIN_STASH_OPEN &&
 	       stash->accts[0] == accts[0] && stash->accts[1] == accts[1];
 }
 
@@ -292,7 +295,8 @@ void purlin_buf_stash_init(struct purlin_buf_stash *stash)
 {
 	memset(stash->pages, 0, sizeof(stash->pages));
 	stash->state = PURLIN_STASH_NEW;
-	stash->accts[0] = stash->accts[1] = NULL;
+	stash->accts[0] = NULL;
+	stash->accts[1] = NULL;
 	INIT_LIST_HEAD(&stash->entry);
 }
 
@@ -481,6 +485,7 @@ void purlin_bufpool_put(struct scatterlist *sg, int nents,
 		stash->accts[0] = accts[0];
 		stash->accts[1] = accts[1];
 		list_add(&stash->entry, &pool.stashes);
+		/* Release: accts before the open state, for the lockless readers. */
 		smp_store_release(&stash->state, PURLIN_STASH_OPEN);
 	}
 	for (i = 0; i < nents; i++)

@@ -808,8 +808,8 @@ void prl_release_rsp(struct prl_rdma_rsp *rsp)
 	 */
 	rcu_read_lock();
 	llist_add(&rsp->free_node, &queue->free_rsps);
-	/* (Ordered after the count by the fully ordered increment.) */
 	if (atomic_inc_return(&queue->nr_free) == queue->nr_rsps &&
+	    /* ordered after the count by the fully ordered increment */
 	    waitqueue_active(&queue->idle_wq))
 		wake_up(&queue->idle_wq);
 	rcu_read_unlock();

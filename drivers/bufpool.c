@@ -374,16 +374,13 @@ int purlin_bufpool_get(struct scatterlist *sg, u32 len,
 			w->waits_on = acct;
 			/*
 			 * Chunks stashed against acct may be all that is in
-			 * the way: w goes on if they were (the others woken
-			 * by their return take their chances with it, as
-			 * waiters woken by a put do).
+			 * the way: w goes on if they were (their return woke
+			 * every other waiter of acct, which take their
+			 * chances with it, as waiters woken by a put do).
 			 */
 			if (purlin_stash_reclaim(acct, w)) {
 				purlin_grant();
-				if (acct->held + n <= acct->limit &&
-				    list_first_entry(&acct->waiters,
-						     struct purlin_buf_waiter,
-						     entry) == w) {
+				if (acct->held + n <= acct->limit) {
 					list_del_init(&w->entry);
 					w->waits_on = NULL;
 					continue;

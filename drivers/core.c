@@ -102,7 +102,8 @@ bool purlin_req_init(struct purlin_req *req, struct purlin_sq *sq,
 	req->connect = false;
 	req->resv_slot = 0;
 	req->execute = NULL;
-	req->t_recv = ktime_get_ns();
+	/* (req->poll: the transport's polling thread, if that is the caller.) */
+	req->t_recv = purlin_clock(req->poll);
 	req->t_exec = 0;
 	memset(req->cqe, 0, sizeof(*req->cqe));
 	req->cqe->command_id = cmd->common.command_id;

@@ -160,6 +160,43 @@ static bool purlin_bdev_poll_ok(struct block_device *bdev, struct bio *bio)
 	       bio->bi_vcnt <= queue_max_segments(bdev_get_queue(bdev));
 }
 
+/*
+ * A polling thread submits its bios under one plug per pass, and the block
+ * layer tries to merge each into the plug's last request to its device,
+ * then into what the device's software queues hold: work wasted on random
+ * I/O.  So a bio that neither continues this thread's previous bio to the
+ * same device nor follows one that continued its own predecessor is marked
+ * not to merge (and is not merged into), on devices without a scheduler
+ * (whose merges of other submitters' requests are left alone): random I/O
+ * skips the searches, a sequential stream merges from its third bio on.
+ * The last few devices are remembered.
+ */
+static void purlin_poll_merge_hint(struct purlin_poll_ctx *ctx,
+				   struct bio *bio)
+{
+	struct purlin_poll_seq *s = NULL;
+	bool cont;
+	int i;
+
+	for (i = 0; i < PURLIN_POLL_SEQ_SLOTS; i++) {
+		if (ctx->seq[i].bdev == bio->bi_bdev) {
+			s = &ctx->seq[i];
+			break;
+		}
+	}
+	if (!s) {
+		s = &ctx->seq[ctx->seq_next++ % PURLIN_POLL_SEQ_SLOTS];
+		s->bdev = bio->bi_bdev;
+		s->end = (sector_t)-1;
+		s->seq = false;
+	}
+	cont = s->end == bio->bi_iter.bi_sector;
+	if (!cont && !s->seq && !bdev_get_queue(bio->bi_bdev)->elevator)
+		bio->bi_opf |= REQ_NOMERGE;
+	s->seq = cont;
+	s->end = bio_end_sector(bio);
+}
+
 static void purlin_bdev_execute_rw(struct purlin_req *req)
 {
 	struct purlin_ns *ns = req->ns;
@@ -210,6 +247,7 @@ static void purlin_bdev_execute_rw(struct purlin_req *req)
 			return;
 		}
 		bio->bi_opf |= REQ_POLLED | REQ_NOWAIT;
+		purlin_poll_merge_hint(req->poll, bio);
 		req->polled = true;
 		req->poll_done = false;
 		list_add_tail(&req->poll_entry, &req->poll->bios);

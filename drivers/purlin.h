@@ -483,6 +483,14 @@ struct purlin_port {
 	void *priv;			/* the transport's listener */
 };
 
+/* Where a polling thread's last polled bio to a device ended (io-bdev.c). */
+#define PURLIN_POLL_SEQ_SLOTS	4
+struct purlin_poll_seq {
+	struct block_device *bdev;	/* compared, never dereferenced */
+	sector_t end;
+	bool seq;			/* that bio continued the one before */
+};
+
 /*
  * A transport's polling thread, as the back ends see it: a request started
  * from it (req->poll set) may submit a polled bio (REQ_POLLED), which then
@@ -493,10 +501,48 @@ struct purlin_poll_ctx {
 	struct task_struct *task;
 	struct list_head bios;		/* purlin_req.poll_entry */
 	unsigned int nr_bios;
+	/*
+	 * in_pass: the thread is in one of its passes (the transport sets
+	 * and clears it).  now: the statistics' clock for the batch the
+	 * pass is on, 0 until read (purlin_clock()); the transport zeroes it
+	 * at each batch; now_switches: the thread's context switches when it
+	 * was read.  seq: its last polled bios, per device (io-bdev.c).
+	 * All task's alone.
+	 */
+	bool in_pass;
+	u64 now;
+	unsigned long now_switches;
+	struct purlin_poll_seq seq[PURLIN_POLL_SEQ_SLOTS];
+	unsigned int seq_next;
 	/* For statistics: bio_poll() calls, bios handed to a worker. */
 	u64 bio_polls;
 	u64 bio_punts;
 };
+
+/*
+ * The statistics' clock, ktime_get_ns().  A polling thread reads it once
+ * per batch (a CQ's completions, then the polled bios), not once per
+ * command and event, and again after it slept or was switched out: a
+ * command's latencies are then exact to within the time the thread spends
+ * running one batch (a command that completes in the batch it started in
+ * reads it afresh, purlin_stats_account()).  Everyone else reads it each
+ * time.  (The thread's own fields are read only once it is known to be
+ * the caller.)
+ */
+static inline u64 purlin_clock(struct purlin_poll_ctx *ctx)
+{
+	unsigned long sw;
+
+	if (ctx && ctx->task == current && in_task() && ctx->in_pass) {
+		sw = current->nvcsw + current->nivcsw;
+		if (!ctx->now || ctx->now_switches != sw) {
+			ctx->now = ktime_get_ns();
+			ctx->now_switches = sw;
+		}
+		return ctx->now;
+	}
+	return ktime_get_ns();
+}
 
 /* A Fabrics Connect is running on the queue: a second one is refused. */
 #define PURLIN_SQ_CONNECTING		0
@@ -654,7 +700,7 @@ struct purlin_req {
 	 * poll_sts and poll_done are written by the bio's completion.
 	 */
 	struct purlin_poll_ctx *poll;
-	/* ktime_get_ns() at parse and at execution (0: not executed). */
+	/* purlin_clock() at parse and at execution (0: not executed). */
 	u64 t_recv;
 	u64 t_exec;
 	struct list_head poll_entry;

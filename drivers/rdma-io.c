@@ -35,6 +35,7 @@ static u16 prl_map_keyed(struct prl_rdma_rsp *rsp,
 static u16 prl_map_inline(struct prl_rdma_rsp *rsp, struct nvme_sgl_desc *sgl);
 static bool prl_start(struct prl_rdma_rsp *rsp);
 static bool prl_post_response(struct prl_rdma_rsp *rsp);
+static void prl_post_deferred_recvs(struct prl_rdma_queue *queue);
 static bool prl_park(struct prl_rdma_rsp *rsp, struct list_head *list);
 static void prl_kick(struct prl_rdma_queue *queue);
 static void prl_kick_waiters(struct prl_rdma_queue *queue);
@@ -100,6 +101,18 @@ void prl_cmd_drop(struct prl_rdma_cmd *cmd)
 		prl_srq_give_back(cmd);
 }
 
+/*
+ * Does the caller defer its posts?  A polled queue's thread, in a pass: it
+ * posts what the pass deferred at its end, one receive chain and one send
+ * chain per queue (prl_post_deferred()).
+ */
+static bool prl_batching(struct prl_rdma_queue *queue)
+{
+	struct purlin_poll_ctx *ctx = queue->poll_ctx;
+
+	return ctx && ctx->task == current && in_task() && ctx->in_pass;
+}
+
 int prl_post_recv(struct prl_rdma_queue *queue,
 		  struct prl_rdma_cmd *cmd)
 {
@@ -108,6 +121,15 @@ int prl_post_recv(struct prl_rdma_queue *queue,
 	if (cmd->srq)
 		return prl_srq_give_back(cmd);
 	prl_sync_recv(queue->dev->ib, cmd);
+	cmd->wr.next = NULL;
+	if (prl_batching(queue)) {
+		if (queue->batch_recv_last)
+			queue->batch_recv_last->next = &cmd->wr;
+		else
+			queue->batch_recv = &cmd->wr;
+		queue->batch_recv_last = &cmd->wr;
+		return 0;
+	}
 	if (!prl_post_begin(queue))
 		return -ESHUTDOWN;
 	ret = ib_post_recv(queue->qp, &cmd->wr, NULL);
@@ -236,6 +258,8 @@ void prl_handle_command(struct prl_rdma_queue *queue,
 	rsp->read_posted = false;
 	rsp->pool_nents = 0;
 	rsp->own_buf = false;
+	/* For its clock until prl_execute() says where it runs. */
+	rsp->req.poll = queue->poll_ctx;
 
 	if (!purlin_req_init(&rsp->req, &queue->sq, &prl_rdma_ops))
 		return;
@@ -256,29 +280,53 @@ void prl_handle_command(struct prl_rdma_queue *queue,
 	if (!purlin_check_data_len(&rsp->req))
 		return;
 
+	/*
+	 * The common case without the lock: nobody starting a command and
+	 * nothing waiting.  The bit first: its acquire sees a waiter the
+	 * wait work put back before it released the bit.
+	 */
+	if (likely(!test_and_set_bit_lock(PRL_EXEC_BUSY, &queue->exec_busy))) {
+		if (likely(list_empty_careful(&queue->exec_waits)))
+			goto start;
+		clear_bit_unlock(PRL_EXEC_BUSY, &queue->exec_busy);
+	}
 	spin_lock_irqsave(&queue->state_lock, flags);
 	if (queue->state == PRL_Q_DISCONNECTING)
 		goto abort;
-	if (queue->exec_busy || !list_empty(&queue->exec_waits)) {
+	if (test_bit(PRL_EXEC_BUSY, &queue->exec_busy) ||
+	    !list_empty(&queue->exec_waits)) {
 		/* Behind whatever waits: commands start in order. */
 		list_add_tail(&rsp->entry, &queue->exec_waits);
 		prl_kick(queue);
 		spin_unlock_irqrestore(&queue->state_lock, flags);
 		return;
 	}
-	queue->exec_busy = true;
+	/* Others take the bit under the lock only: it is ours. */
+	set_bit(PRL_EXEC_BUSY, &queue->exec_busy);
 	spin_unlock_irqrestore(&queue->state_lock, flags);
-	started = prl_start(rsp);
-	spin_lock_irqsave(&queue->state_lock, flags);
-	queue->exec_busy = false;
-	if (!started) {
-		if (queue->state == PRL_Q_DISCONNECTING)
-			goto abort;
-		/* Kicked below: what it lacked may have come back already. */
-		list_add_tail(&rsp->entry, &queue->exec_waits);
+start:
+	/* (A disconnect may come during the start too: it copes.) */
+	if (unlikely(READ_ONCE(queue->state) == PRL_Q_DISCONNECTING))
+		started = false;
+	else
+		started = prl_start(rsp);
+	if (likely(started)) {
+		clear_bit_unlock(PRL_EXEC_BUSY, &queue->exec_busy);
+		/* Against the wait work, which left the list to the bit's holder. */
+		smp_mb__after_atomic();
+		if (unlikely(!list_empty_careful(&queue->exec_waits)))
+			prl_kick(queue);
+		return;
 	}
-	if (!list_empty(&queue->exec_waits))
-		prl_kick(queue);
+	spin_lock_irqsave(&queue->state_lock, flags);
+	if (queue->state == PRL_Q_DISCONNECTING) {
+		clear_bit_unlock(PRL_EXEC_BUSY, &queue->exec_busy);
+		goto abort;
+	}
+	/* Kicked: what it lacked may have come back already. */
+	list_add_tail(&rsp->entry, &queue->exec_waits);
+	clear_bit_unlock(PRL_EXEC_BUSY, &queue->exec_busy);
+	prl_kick(queue);
 	spin_unlock_irqrestore(&queue->state_lock, flags);
 	return;
 abort:
@@ -581,8 +629,85 @@ void prl_queue_response(struct purlin_req *req)
 	if (likely(list_empty_careful(&queue->send_waits)) &&
 	    prl_post_response(rsp))
 		return;
+	/* Its receive goes out before it does, whoever posts it. */
+	if (prl_batching(queue) && queue->batch_recv)
+		prl_post_deferred_recvs(queue);
 	if (!prl_park(rsp, &queue->send_waits))
 		prl_release_rsp(rsp);
+}
+
+/* The receives the polling thread deferred (prl_post_recv()). */
+static void prl_post_deferred_recvs(struct prl_rdma_queue *queue)
+{
+	struct ib_recv_wr *first = queue->batch_recv;
+	int ret;
+
+	queue->batch_recv = NULL;
+	queue->batch_recv_last = NULL;
+	/* Going: its own receive buffers go with it. */
+	if (!prl_post_begin(queue))
+		return;
+	ret = ib_post_recv(queue->qp, first, NULL);
+	prl_post_end(queue);
+	if (unlikely(ret)) {
+		pr_err_ratelimited("queue %u: posting receives failed: %d; disconnecting\n",
+				   queue->host_qid, ret);
+		prl_queue_disconnect(queue);
+	}
+}
+
+/*
+ * Post what the polling thread deferred in its pass: the receives, then
+ * the responses behind them (each response's RDMA WRITEs and SEND, one
+ * response after the other), one call each.  The thread only.  Returns
+ * the number of responses.
+ */
+unsigned int prl_post_deferred(struct prl_rdma_queue *queue)
+{
+	struct prl_rdma_rsp *rsp = queue->batch_rsp, *next;
+	const struct ib_send_wr *bad = queue->batch_send;
+	struct ib_send_wr *wr;
+	unsigned int n = 0;
+	bool bh;
+	int ret;
+
+	if (queue->batch_recv)
+		prl_post_deferred_recvs(queue);
+	if (!rsp)
+		return 0;
+	queue->batch_rsp = NULL;
+	queue->batch_rsp_last = NULL;
+	bh = prl_send_bh_off(queue);
+	if (unlikely(!prl_post_begin(queue))) {
+		prl_send_bh_on(bh);
+		for (; rsp; rsp = next) {
+			next = rsp->batch_next;
+			atomic_add(prl_send_credits(rsp), &queue->sq_wr_avail);
+			prl_release_rsp(rsp);
+		}
+		return 0;
+	}
+	for (next = rsp; next; next = next->batch_next)
+		n++;
+	ret = ib_post_send(queue->qp, queue->batch_send, &bad);
+	if (unlikely(ret)) {
+		/*
+		 * The responses whose SEND went out before the one that
+		 * failed complete as usual (their completions, by this
+		 * thread, release them); the rest wait for the drain.
+		 */
+		for (wr = queue->batch_send; rsp && wr && wr != bad;
+		     wr = wr->next)
+			if (wr == &rsp->send_wr)
+				rsp = rsp->batch_next;
+		for (; rsp; rsp = next) {
+			next = rsp->batch_next;
+			prl_post_failed(rsp, "responses", ret);
+		}
+	}
+	prl_post_end(queue);
+	prl_send_bh_on(bh);
+	return n;
 }
 
 /* Post the response, behind the RDMA WRITEs of read data.  Any context. */
@@ -605,6 +730,20 @@ static bool prl_post_response(struct prl_rdma_rsp *rsp)
 	}
 	ib_dma_sync_single_for_device(ib, rsp->send_sge.addr,
 				      rsp->send_sge.length, DMA_TO_DEVICE);
+	rsp->send_wr.next = NULL;
+	if (prl_batching(queue)) {
+		/* Behind the pass's other responses: prl_post_deferred(). */
+		rsp->batch_next = NULL;
+		if (queue->batch_rsp_last) {
+			queue->batch_rsp_last->send_wr.next = first;
+			queue->batch_rsp_last->batch_next = rsp;
+		} else {
+			queue->batch_send = first;
+			queue->batch_rsp = rsp;
+		}
+		queue->batch_rsp_last = rsp;
+		return true;
+	}
 	bh = prl_send_bh_off(queue);
 	if (unlikely(!prl_post_begin(queue))) {
 		prl_send_bh_on(bh);
@@ -703,39 +842,41 @@ static bool prl_run_waiter(struct prl_rdma_queue *queue,
 {
 	struct prl_rdma_rsp *rsp;
 	unsigned long flags;
-	bool done;
+	bool done, dying;
 
+	/*
+	 * Busy: the command handler is starting one, and kicks again when
+	 * it is done if the list is not empty.
+	 */
 	spin_lock_irqsave(&queue->state_lock, flags);
 	if (queue->state == PRL_Q_DISCONNECTING || list_empty(list) ||
-	    (!send && queue->exec_busy)) {
+	    (!send && test_and_set_bit_lock(PRL_EXEC_BUSY, &queue->exec_busy))) {
 		spin_unlock_irqrestore(&queue->state_lock, flags);
 		return false;
 	}
 	rsp = list_first_entry(list, struct prl_rdma_rsp, entry);
 	list_del_init(&rsp->entry);
-	if (!send)
-		queue->exec_busy = true;
 	spin_unlock_irqrestore(&queue->state_lock, flags);
 
 	done = send ? prl_post_response(rsp) : prl_start(rsp);
 
 	spin_lock_irqsave(&queue->state_lock, flags);
+	dying = queue->state == PRL_Q_DISCONNECTING;
+	/* Back at the head, before the bit goes (see prl_handle_command()). */
+	if (!done && !dying)
+		list_add(&rsp->entry, list);
 	if (!send)
-		queue->exec_busy = false;
-	if (done) {
-		spin_unlock_irqrestore(&queue->state_lock, flags);
+		clear_bit_unlock(PRL_EXEC_BUSY, &queue->exec_busy);
+	spin_unlock_irqrestore(&queue->state_lock, flags);
+	if (done)
 		return true;
-	}
-	if (queue->state == PRL_Q_DISCONNECTING) {
-		spin_unlock_irqrestore(&queue->state_lock, flags);
+	if (dying) {
 		if (send)
 			prl_release_rsp(rsp);
 		else
 			purlin_req_complete(&rsp->req, NVME_SC_ABORT_QUEUE);
 		return false;
 	}
-	list_add(&rsp->entry, list);
-	spin_unlock_irqrestore(&queue->state_lock, flags);
 	return prl_can_retry(rsp, send);
 }
 

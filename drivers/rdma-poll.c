@@ -12,7 +12,9 @@
  *                          (module parameter poll_halt)
  *   prl_poll_pass()        one pass: every CQ reaped in batches, the
  *                          commands started under one block plug, then
- *                          the polled bios reaped (purlin_poll_bios())
+ *                          the polled bios reaped (purlin_poll_bios()),
+ *                          then what the pass deferred posted: one
+ *                          receive and one send chain per queue
  *   prl_poller_sleep()     arm every CQ; sleep unless something came
  *   prl_poll_cq_event()    a CQ's completion handler: wake the thread
  *
@@ -75,6 +77,8 @@ struct prl_poller {
 	u64 sleeps;
 	u64 halts;			/* waits in place for an interrupt */
 	u64 empty_wakes;		/* turns with CQs armed, no event: no pass */
+	u64 sends;			/* responses posted at the end of a pass */
+	u64 send_posts;			/* the ib_post_send() calls for them */
 };
 
 /* Guards prl_pollers (one per possible CPU, created on first use). */
@@ -137,8 +141,10 @@ static unsigned int prl_poll_pass(struct prl_poller *p, struct ib_wc *wcs)
 	int n, i;
 
 	mutex_lock(&p->lock);
+	p->ctx.in_pass = true;
 	blk_start_plug(&plug);
 	list_for_each_entry(queue, &p->queues, poll_entry) {
+		p->ctx.now = 0;		/* a new batch: the clock is read again */
 		n = ib_poll_cq(queue->cq, PRL_POLL_BATCH, wcs);
 		for (i = 0; i < n; i++) {
 			struct ib_wc *wc = &wcs[i];
@@ -153,13 +159,25 @@ static unsigned int prl_poll_pass(struct prl_poller *p, struct ib_wc *wcs)
 	}
 	/* The bios of this pass go to the device here, then are polled. */
 	blk_finish_plug(&plug);
-	mutex_unlock(&p->lock);
 	p->wcs += total;
 	if (p->ctx.nr_bios) {
+		p->ctx.now = 0;
 		n = purlin_poll_bios(&p->ctx);
 		p->bios += n;
 		total += n;
 	}
+	/* What the pass deferred: one receive and one send post per queue. */
+	list_for_each_entry(queue, &p->queues, poll_entry) {
+		if (!queue->batch_recv && !queue->batch_rsp)
+			continue;
+		n = prl_post_deferred(queue);
+		if (n) {
+			p->sends += n;
+			p->send_posts++;
+		}
+	}
+	p->ctx.in_pass = false;
+	mutex_unlock(&p->lock);
 	p->passes++;
 	return total;
 }
@@ -494,7 +512,7 @@ static int prl_pollers_get(char *buf, const struct kernel_param *kp)
 		if (!p)
 			continue;
 		len += sysfs_emit_at(buf, len,
-				     "cpu=%d queues=%u wcs=%llu bios=%llu bio_polls=%llu bio_punts=%llu passes=%llu idle_passes=%llu sleeps=%llu halts=%llu empty_wakes=%llu\n",
+				     "cpu=%d queues=%u wcs=%llu bios=%llu bio_polls=%llu bio_punts=%llu passes=%llu idle_passes=%llu sleeps=%llu halts=%llu empty_wakes=%llu sends=%llu send_posts=%llu\n",
 				     cpu, p->nr_queues, READ_ONCE(p->wcs),
 				     READ_ONCE(p->bios),
 				     READ_ONCE(p->ctx.bio_polls),
@@ -503,7 +521,9 @@ static int prl_pollers_get(char *buf, const struct kernel_param *kp)
 				     READ_ONCE(p->idle_passes),
 				     READ_ONCE(p->sleeps),
 				     READ_ONCE(p->halts),
-				     READ_ONCE(p->empty_wakes));
+				     READ_ONCE(p->empty_wakes),
+				     READ_ONCE(p->sends),
+				     READ_ONCE(p->send_posts));
 	}
 	mutex_unlock(&prl_poll_lock);
 	return len;

@@ -183,6 +183,7 @@ struct prl_rdma_rsp {
 	struct work_struct exec_work;
 	struct list_head entry;		/* a wait list or zombies */
 	struct llist_node free_node;	/* queue->free_rsps */
+	struct prl_rdma_rsp *batch_next; /* queue->batch_rsp */
 	struct scatterlist sgl[PURLIN_MAX_CHUNKS];
 };
 
@@ -202,6 +203,18 @@ struct prl_rdma_queue {
 	struct purlin_poll_ctx *poll_ctx;
 	struct list_head poll_entry;	/* poller->queues, poller->lock */
 	u64 poll_ns;			/* port->poll_usecs at connect */
+	/*
+	 * Posts the polling thread defers to the end of its pass, to post
+	 * them with one call each (prl_batching(), prl_post_deferred()):
+	 * receive reposts chained through their wr.next; responses listed
+	 * through batch_next, their work requests chained from batch_send.
+	 * The thread's alone; empty outside its passes.
+	 */
+	struct ib_recv_wr *batch_recv;
+	struct ib_recv_wr *batch_recv_last;
+	struct ib_send_wr *batch_send;
+	struct prl_rdma_rsp *batch_rsp;
+	struct prl_rdma_rsp *batch_rsp_last;
 	u32 port_num;
 	/*
 	 * The QP is ours, not the CM's: we move it to RTS before accepting,
@@ -260,9 +273,12 @@ struct prl_rdma_queue {
 	/*
 	 * One context at a time starts commands (prl_start()), in arrival
 	 * order: the command handler when nothing waits, else the wait
-	 * work for the head of exec_waits.  Set by the one starting.
+	 * work for the head of exec_waits.  Bit PRL_EXEC_BUSY, taken by the
+	 * one starting (test_and_set_bit_lock(); the command handler's
+	 * common case without state_lock) and released after it put back
+	 * what it could not start (clear_bit_unlock()).
 	 */
-	bool exec_busy;
+	unsigned long exec_busy;
 	int handlers;			/* prl_queue_established() running */
 	/* The release work owns the queue (set by prl_connect_request()). */
 	bool handed_over;
@@ -362,6 +378,9 @@ static inline void prl_send_bh_on(bool off)
 		local_bh_enable();
 }
 
+/* exec_busy's bit. */
+#define PRL_EXEC_BUSY		0
+
 /* rdma-poll.c */
 struct prl_poller;
 int prl_poll_attach(struct prl_rdma_queue *queue);
@@ -381,5 +400,6 @@ void prl_send_done(struct ib_cq *cq, struct ib_wc *wc);
 void prl_release_rsp(struct prl_rdma_rsp *rsp);
 void prl_wait_work(struct work_struct *work);
 void prl_execute_work(struct work_struct *work);
+unsigned int prl_post_deferred(struct prl_rdma_queue *queue);
 
 #endif /* PURLIN_RDMA_H */

@@ -216,7 +216,7 @@ void purlin_stats_start(struct purlin_req *req)
 
 	if (!req->ns || !req->sq->qid)
 		return;
-	req->t_exec = ktime_get_ns();
+	req->t_exec = purlin_clock(req->poll);
 	this_cpu_inc(req->ns->stats->c.started);
 	if (ctrl)
 		this_cpu_inc(ctrl->stats->c.started);
@@ -256,13 +256,21 @@ void purlin_stats_account(struct purlin_req *req, u16 status)
 		purlin_error_ring_add(req, status);
 	if (!req->ns || !req->sq->qid)
 		return;
-	now = ktime_get_ns();
+	/*
+	 * A polling thread's clock of this batch, unless the command started
+	 * in this batch too (a back end that completes as it is called, an
+	 * error): then a reading of its own.
+	 */
+	now = purlin_clock(req->poll);
+	if (now <= max(req->t_recv, req->t_exec))
+		now = ktime_get_ns();
 	l.kind = purlin_lat_kind(req->cmd->common.opcode);
 	l.executed = req->t_exec;
-	l.total_ns = now - req->t_recv;
+	/* (A stamp from another context may be newer than a batch's clock.) */
+	l.total_ns = now > req->t_recv ? now - req->t_recv : 0;
 	l.total_b = purlin_lat_bucket(l.total_ns);
 	if (l.executed) {
-		l.device_ns = now - req->t_exec;
+		l.device_ns = now > req->t_exec ? now - req->t_exec : 0;
 		l.device_b = purlin_lat_bucket(l.device_ns);
 	}
 	purlin_stats_add(req->ns->stats, req, &l, status);

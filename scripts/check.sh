@@ -124,7 +124,7 @@ fi
 # (param_cq_mode=poll; make check-poll runs the whole suite that way), the
 # threads waiting in place while alone on their CPU (purlin.poll_halt=1;
 # purlin-poll covers the spin without it).
-poll_tests="purlin-connect purlin-fio-matrix purlin-file purlin-queues purlin-multi purlin-teardown purlin-fault-kill purlin-fault-port purlin-wire purlin-hostile purlin-qos purlin-srq"
+poll_tests="purlin-connect purlin-fio-matrix purlin-file purlin-queues purlin-multi purlin-teardown purlin-fault-kill purlin-fault-port purlin-wire purlin-hostile purlin-qos purlin-srq purlin-stats"
 section "guest suite, polled I/O queues${suite_env:+ ($suite_env)}"
 env $suite_env VM_APPEND="${VM_APPEND:-} purlin_cq_mode=poll purlin.poll_halt=1" tests/vm/run $poll_tests 2>&1 |
 	sed 's/^\(PASS\|FAIL\|SKIP\) /\1 poll:/' | tee "$logdir/vm-poll.log"

@@ -2,9 +2,11 @@
 # Polled I/O queues (param_cq_mode=poll): the stock host moves verified
 # data through polling threads on a null_blk with poll queues (its bios
 # polled: counted), brd and a file; alone on their CPU they wait for the
-# next interrupt in place (poll_halt, counted) and spin without it; the
-# threads sleep when the port is idle; the attributes refuse bad values; a
-# disconnect under I/O and the port's removal leave nothing behind.
+# next interrupt in place (poll_halt, counted) and spin without it; a
+# pass's responses go out in one post (counted); sequential reads still
+# merge at the device; the threads sleep when the port is idle; the
+# attributes refuse bad values; a disconnect under I/O and the port's
+# removal leave nothing behind.
 # timeout: 600
 
 NQN=nqn.2026-11.io.purlin.test:poll
@@ -99,6 +101,34 @@ for d in $dev1 $dev2 $dev3; do
 done
 # two vCPUs: a thread is often alone on its CPU between completions
 [ "$(psum halts)" -gt 0 ] || fail "no polling thread waited in place for an interrupt"
+
+log "responses of a pass go out together: one send post per queue and pass"
+s0=$(psum sends)
+sp0=$(psum send_posts)
+r0=$(psum bio_punts)
+fio --name=batch --filename="$dev1" --ioengine=libaio --direct=1 --rw=randread \
+	--bs=4k --iodepth=32 --size=8M > batch.out 2>&1 || { cat batch.out; fail "fio on $dev1"; }
+pollers
+ns=$(($(psum sends) - s0))
+np=$(($(psum send_posts) - sp0))
+log "$ns responses in $np send posts"
+# (a read a worker finished, bio_punts, responds from there)
+nw=$(($(psum bio_punts) - r0))
+[ "$ns" -ge $((2048 - nw)) ] ||
+	fail "$ns responses posted at the end of passes, fewer than fio's 2048 reads ($nw finished by a worker)"
+[ "$ns" -gt "$np" ] || fail "$ns responses in $np send posts: none went out with another"
+
+log "sequential 4 KiB reads still merge at the device"
+# the host sends them as they are (no merging on its side, head and paths)
+nmq="/sys/block/$(basename $dev1)/queue/nomerges $(ls /sys/block/nvme*c*n*/queue/nomerges 2>/dev/null)"
+for q in $nmq; do echo 2 > $q; done
+m0=$(awk '{ print $2 }' /sys/block/pollnb/stat)
+fio --name=seq --filename="$dev1" --ioengine=libaio --direct=1 --rw=read \
+	--bs=4k --iodepth=32 --size=8M > seq.out 2>&1 || { cat seq.out; fail "fio on $dev1"; }
+m1=$(awk '{ print $2 }' /sys/block/pollnb/stat)
+for q in $nmq; do echo 0 > $q; done
+log "$((m1 - m0)) read merges at null_blk"
+[ $((m1 - m0)) -gt 0 ] || fail "sequential reads through polled queues never merged at the device"
 
 log "poll_halt=0: the threads spin instead"
 echo 0 > $halt

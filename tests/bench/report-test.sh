@@ -113,8 +113,19 @@ fi
 # block 9000, wq 9900, unknown 100); Purlin at qd 32 tgt 25000 (sched 10000,
 # target 2000, block 9000, mem 3900, unknown 100), at qd 1 sched 20000.
 # Context switches per I/O 2 (nvmet) and 0.1 (Purlin qd 32).
+# The host guest (BENCH_INSN_HOST=1): 100,000 instructions per I/O against
+# nvmet (fio 5,000, soft-RoCE the rest), 110,000 against Purlin; 2 and 2.4
+# interrupts per I/O.
 mkdir -p "$tmp/insn/insn"
 cp "$here/data/insn/kallsyms.nullblk" "$tmp/insn/insn/"
+cp "$here/data/insn/kallsyms.nullblk" "$tmp/insn/insn/kallsyms.host.nullblk"
+hsnap() {	# hsnap N SCALE PER_IO
+	{
+		echo "0 $((5000 * $2 * 1000))"
+		echo "ffffffffc0000010 $((($3 - 5000) * $2 * 1000))"
+		echo "total $(($3 * $2 * 1000))"
+	} > "$tmp/insn/insn/insn.snap.host.$1"
+}
 snap() {	# snap N SCALE SCHED TARGET WQ OTHER
 	local s=$(($2 * 1000))
 	{
@@ -131,7 +142,7 @@ snap() {	# snap N SCALE SCHED TARGET WQ OTHER
 }
 n=0
 grep -v '^PROF ' "$here/data/raw-profile.txt" |
-	sed 's/^INFO kernel=\([^ ]*\) /INFO kernel=\1 mode=pair /; s/ perf=1$/ perf=0 insn=1/' > "$tmp/insn/raw.src"
+	sed 's/^INFO kernel=\([^ ]*\) /INFO kernel=\1 mode=pair /; s/ perf=1$/ perf=0 insn=1 insn_host=1/' > "$tmp/insn/raw.src"
 while IFS= read -r line; do
 	case "$line" in
 	RUN\ *) ;;
@@ -141,16 +152,20 @@ while IFS= read -r line; do
 	case "$line" in
 	*target=nvmet\ pair=3*qd1\ *|*qd1\ target=nvmet\ pair=3*)
 		snap $n 3 30000 ffffffffc0002000 1000 9900 0
-		echo "$line win_ncpu=2 ctxt=6000 intr=9000 ios_win=0 insn_snap=$n" ;;
+		hsnap $n 3 100000
+		echo "$line win_ncpu=2 host_ctxt_per_io=3 host_intr_per_io=2 ctxt=6000 intr=9000 ios_win=0 insn_snap=$n" ;;
 	*target=nvmet*)
 		snap $n 1 30000 ffffffffc0002000 1000 9900 0
-		echo "$line win_ncpu=2 ctxt=2000 intr=3000 ios_win=1000 insn_snap=$n" ;;
+		hsnap $n 1 100000
+		echo "$line win_ncpu=2 host_ctxt_per_io=3 host_intr_per_io=2 ctxt=2000 intr=3000 ios_win=1000 insn_snap=$n" ;;
 	*qd32\ target=purlin*)
 		snap $n 1 10000 ffffffffc0001000 2000 0 3900
-		echo "$line win_ncpu=2 ctxt=100 intr=1000 ios_win=1000 insn_snap=$n" ;;
+		hsnap $n 1 110000
+		echo "$line win_ncpu=2 host_ctxt_per_io=3 host_intr_per_io=2.4 ctxt=100 intr=1000 ios_win=1000 insn_snap=$n" ;;
 	*)
 		snap $n 1 20000 ffffffffc0001000 2000 0 3900
-		echo "$line win_ncpu=2 ctxt=1000 intr=1000 ios_win=1000 insn_snap=$n" ;;
+		hsnap $n 1 110000
+		echo "$line win_ncpu=2 host_ctxt_per_io=3 host_intr_per_io=2.4 ctxt=1000 intr=1000 ios_win=1000 insn_snap=$n" ;;
 	esac
 done < "$tmp/insn/raw.src" > "$tmp/insn/raw.txt"
 out=$tmp/insn-out
@@ -168,6 +183,10 @@ if process insn "$tmp/insn/raw.txt" "$out" "$(basename "$md")"; then
 	check "insn: functions, wq" "$imd" "| process_one_work | vmlinux | tgt/wq | 9900 |"
 	check "insn: functions, purlin" "$imd" "| purlin_rdma_recv_done | purlin | tgt/target | 2000 |"
 	check "insn: functions, mem" "$imd" "| memcpy | vmlinux | tgt/mem | 3900 |"
+	check "insn: host guest per I/O" "$md" "| nullblk | randread-4k-qd32 | host guest instructions/IO (lower) | 100000 | 110000 | 1.10 |"
+	check "insn: host guest interrupts" "$md" "| nullblk | randread-4k-qd32 | host guest interrupts/IO (lower) | 2.00 | 2.40 | 1.20 |"
+	check "insn: host guest functions" "$imd" "## nullblk randread-4k-qd32 purlin, host guest"
+	check "insn: host guest command" "$md" "BENCH_INSN=1 BENCH_INSN_HOST=1 BENCH_PAIR=1"
 	# The given report is left as it was.
 	if grep -q 'win_ios=' "$tmp/insn/raw.txt"; then
 		echo "FAIL bench-report: insn: the given report was rewritten"

@@ -19,7 +19,9 @@
 # initramfs, which bench/run adds).  bench_insn=1 (the guest runs under
 # insn-plugin, tests/vm/bench/insn-plugin.c: each CPU window asks it for a
 # snapshot of the instructions executed, and /share/kallsyms.CASE maps
-# them to functions; bench/run attributes them).
+# them to functions; bench/run attributes them).  bench_insn_host=1 (pair
+# mode, with bench_insn=1): the host guest is counted too, over the same
+# windows (insn.snap.host.N, mapped by /share/kallsyms.host.CASE).
 #
 # Pair mode (tests/vm/run --pair bench, BENCH_PAIR=1): two guests of one
 # vCPU each on one virtual wire.  The target guest runs both targets and
@@ -38,6 +40,7 @@ PARAMS_B=
 A=nvmet
 PERF=0
 INSN=0
+INSN_HOST=0
 for w in $(cat /proc/cmdline); do
 	case "$w" in
 	bench_runtime=*) RUNTIME=${w#*=} ;;
@@ -50,6 +53,7 @@ for w in $(cat /proc/cmdline); do
 	bench_a=*) A=${w#*=} ;;
 	bench_perf=*) PERF=${w#*=} ;;
 	bench_insn=*) INSN=${w#*=} ;;
+	bench_insn_host=*) INSN_HOST=${w#*=} ;;
 	esac
 done
 
@@ -64,11 +68,11 @@ mkdir -p $RES
 WIN=$((RUNTIME - 2))
 [ "$WIN" -ge 1 ] || WIN=1
 
-# cpu_snap: "BUSY TOTAL" jiffies summed over all CPUs (snap's SN_BUSY and
+# cpu_snap: "BUSY TOTAL CTXT INTR": jiffies summed over all CPUs (snap's SN_BUSY and
 # SN_TOTAL; idle and iowait are not busy).
 cpu_snap() {
 	snap
-	echo "$SN_BUSY $SN_TOTAL"
+	echo "$SN_BUSY $SN_TOTAL $SN_CTXT $SN_INTR"
 }
 
 # rnr_snap: receiver-not-ready NAKs soft-RoCE has sent so far (a SEND
@@ -166,8 +170,15 @@ run_one() {
 	set -- $(cat "$out.win")
 	cpu="$(cpu_fields "$v" "$1 $2" "$3") rnr_naks=$4 win_ncpu=$3"
 	if [ "$ROLE" = host ]; then
-		cpu="$cpu host_$(cpu_fields "$v" "$(echo $h0 $h1 | awk '{ print $3 - $1, $4 - $2 }')" "$NCPU" |
+		cpu="$cpu host_$(cpu_fields "$v" "$(echo $h0 $h1 | awk '{ print $5 - $1, $6 - $2 }')" "$NCPU" |
 			sed 's/ / host_/g')"
+		# The host guest's context switches and interrupts per I/O,
+		# over its own window (fio's IOPS times its length).
+		cpu="$cpu $(echo "$v" $h0 $h1 | awk -v ncpu="$NCPU" '{
+			for (i = 1; i <= NF - 8; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			n = (f["riops"] + f["wiops"]) * ($(NF - 2) - $(NF - 6)) / 100 / ncpu
+			if (n > 0)
+				printf "host_ctxt_per_io=%.3f host_intr_per_io=%.3f", ($(NF - 1) - $(NF - 5)) / n, ($NF - $(NF - 4)) / n }')"
 	fi
 	shift 4
 	for w in "$@"; do
@@ -229,7 +240,8 @@ insn_req() {
 	[ -p "$RES/.sleep" ] || mkfifo "$RES/.sleep"
 	ISEQ=$((ISEQ + 1))
 	echo "$1" > /share/insn.req.$ISEQ
-	while [ ! -e /share/insn.snap.$ISEQ ]; do
+	while [ ! -e /share/insn.snap.$ISEQ ] ||
+		{ [ "$INSN_HOST" = 1 ] && [ ! -e /share/insn.snap.host.$ISEQ ]; }; do
 		i=$((i + 1))
 		[ $i -le 6000 ] || { echo "insn-plugin did not answer request $ISEQ"; return 1; }
 		bsleep 0.01
@@ -460,6 +472,13 @@ setup_case() {
 	BACK_A=$2 BACK_B=$3 VERSION=$4
 	DEV_A=$(nvme_connect $NQ_A-$1 4420)
 	DEV_B=$(nvme_connect $NQ_B-$1 4421)
+	# The host guest's map and modules, with the host driver loaded.
+	if [ "$INSN_HOST" = 1 ] && [ "$ROLE" = host ]; then
+		cat /proc/kallsyms > /share/kallsyms.host.$1
+		insn_libs /share/kallsyms.host.$1 > /share/insn.libs.host
+		cat /proc/modules > /share/.insn.modules.host &&
+			mv /share/.insn.modules.host /share/insn.modules.host
+	fi
 }
 
 teardown_case() {
@@ -480,11 +499,19 @@ teardown_case() {
 # must advance in the main shell.
 TSEQ=0
 tcall() {
-	local f
+	local f i
 	TSEQ=$((TSEQ + 1))
 	f=/share/bench.cmd.$TSEQ
 	echo "$*" > $f.tmp && mv $f.tmp $f
-	pair_wait bench.ack.$TSEQ 600
+	# Waits with builtins only, as a counting window needs (bsleep): with
+	# bench_insn_host=1 this guest is counted while it waits for a window.
+	i=0
+	while [ ! -e /share/bench.ack.$TSEQ ]; do
+		i=$((i + 1))
+		[ $i -le $((600 * 20 * SCALE)) ] ||
+			fail "the target guest did not answer '$*' in $((600 * SCALE)) s"
+		bsleep 0.05
+	done
 	f=/share/bench.ack.$TSEQ
 	tail -n +2 $f
 	[ "$(head -n1 $f)" = 0 ]
@@ -540,7 +567,7 @@ MODE=single
 [ "$ROLE" = host ] && MODE=pair
 
 t0=$(date +%s)
-report "INFO kernel=$(uname -r) mode=$MODE ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none} purlin_module=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^purlin\.//p' | paste -sd, -) perf=$PERF insn=$INSN"
+report "INFO kernel=$(uname -r) mode=$MODE ncpu=$NCPU runtime=$RUNTIME ramp=$RAMP pairs=$PAIRS size_mb=$SIZE_MB window=$WIN fio=$(fio --version) cases=$(echo $CASES | tr ' ' ,) profiles=$(echo $PROFILES | tr ' ' ,) a=$A purlin_params=${PARAMS_B:-none} purlin_module=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^purlin\.//p' | paste -sd, -) perf=$PERF insn=$INSN insn_host=$INSN_HOST"
 
 # With the instruction counter the ceiling is not measured: it is of no
 # use to the counts, and under the counter's single-threaded emulation a

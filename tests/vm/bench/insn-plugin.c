@@ -4,7 +4,7 @@
  * at each guest code address, for make bench's instructions per I/O
  * (Documentation/benchmark.md, "Instructions per I/O").
  *
- * usage: qemu-system-x86_64 ... -plugin insn-plugin.so,dir=DIR
+ * usage: qemu-system-x86_64 ... -plugin insn-plugin.so,dir=DIR[,tag=NAME]
  *
  * Every translation block adds its instruction count to a counter kept per
  * start address (kernel addresses; all user-space code shares one counter,
@@ -31,8 +31,13 @@
  * plugin answers with DIR/insn.snap.N: empty for mark; for dump, one line
  * "ADDRESS COUNT [MODULE=COUNT ...]" (hex, decimal; the owners' shares of
  * COUNT, the rest having none) per address that ran since the previous
- * request, then "total COUNT".  It removes the request when the answer is
- * in place, and the guest waits for the answer.
+ * request, then "total COUNT".  The guest waits for the answer; requests
+ * stay in DIR (they are numbered, each is read once).
+ *
+ * tag=NAME (another guest on the same share, pair mode's host guest): the
+ * plugin answers the same requests, with DIR/insn.snap.NAME.N, and reads
+ * DIR/insn.modules.NAME and DIR/insn.libs.NAME (that guest's own), so one
+ * request counts both guests over the same window.
  *
  * Every block runs a callback (the owner must be followed as blocks run),
  * which slows the guest down about twofold; counting assumes one vCPU
@@ -126,6 +131,7 @@ static size_t nchunks, ncounters;
 static struct counter **table;
 static size_t table_size;	/* a power of two */
 static char *dir;
+static char *tag = "";		/* "" or ".NAME" (the tag= argument) */
 
 static size_t slot_of(uint64_t addr, size_t size)
 {
@@ -297,7 +303,7 @@ static struct module_table *libs_cut(struct module_table *t, size_t *cap)
 	FILE *f;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/insn.libs", dir);
+	snprintf(path, sizeof(path), "%s/insn.libs%s", dir, tag);
 	f = fopen(path, "r");
 	if (!f)
 		return t;
@@ -356,7 +362,7 @@ static void modules_load(void)
 	size_t cap = 64;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/insn.modules", dir);
+	snprintf(path, sizeof(path), "%s/insn.modules%s", dir, tag);
 	f = fopen(path, "r");
 	if (!f)
 		return;
@@ -403,8 +409,8 @@ static int answer(unsigned long n, int dump)
 	size_t i;
 	FILE *f;
 
-	snprintf(tmp, sizeof(tmp), "%s/.insn.snap.%lu", dir, n);
-	snprintf(path, sizeof(path), "%s/insn.snap.%lu", dir, n);
+	snprintf(tmp, sizeof(tmp), "%s/.insn.snap%s.%lu", dir, tag, n);
+	snprintf(path, sizeof(path), "%s/insn.snap%s.%lu", dir, tag, n);
 	f = fopen(tmp, "w");
 	if (!f)
 		return -1;
@@ -463,7 +469,6 @@ static void *watch(void *arg)
 		fclose(f);
 		if (strncmp(word, "dump", 4) && strncmp(word, "mark", 4)) {
 			fprintf(stderr, "insn-plugin: %s: unknown request\n", path);
-			unlink(path);
 			next++;
 			continue;
 		}
@@ -471,7 +476,6 @@ static void *watch(void *arg)
 		if (answer(next, word[0] == 'd'))
 			fprintf(stderr, "insn-plugin: answering %s: %s\n", path,
 				strerror(errno));
-		unlink(path);
 		next++;
 	}
 	return NULL;
@@ -485,9 +489,24 @@ int qemu_plugin_install(qemu_plugin_id_t id, const struct qemu_info_t *info,
 	int i;
 
 	(void)info;
-	for (i = 0; i < argc; i++)
-		if (!strncmp(argv[i], "dir=", 4))
+	for (i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "dir=", 4)) {
 			dir = strdup(argv[i] + 4);
+		} else if (!strncmp(argv[i], "tag=", 4) && argv[i][4] &&
+			   !strchr(argv[i] + 4, '/')) {
+			tag = malloc(strlen(argv[i]) - 4 + 2);
+			if (tag)
+				sprintf(tag, ".%s", argv[i] + 4);
+		} else {
+			fprintf(stderr, "insn-plugin: unknown argument %s (dir=DIR, tag=NAME)\n",
+				argv[i]);
+			return -1;
+		}
+	}
+	if (!tag) {
+		fprintf(stderr, "insn-plugin: out of memory\n");
+		return -1;
+	}
 	if (!dir || !*dir) {
 		fprintf(stderr, "insn-plugin: the argument dir=DIR is required\n");
 		return -1;

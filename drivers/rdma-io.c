@@ -35,6 +35,7 @@ static u16 prl_map_keyed(struct prl_rdma_rsp *rsp,
 static u16 prl_map_inline(struct prl_rdma_rsp *rsp, struct nvme_sgl_desc *sgl);
 static bool prl_start(struct prl_rdma_rsp *rsp);
 static bool prl_post_response(struct prl_rdma_rsp *rsp);
+static void prl_abandon_rsp(struct prl_rdma_rsp *rsp);
 static void prl_post_deferred_recvs(struct prl_rdma_queue *queue);
 static bool prl_park(struct prl_rdma_rsp *rsp, struct list_head *list);
 static void prl_kick(struct prl_rdma_queue *queue);
@@ -113,11 +114,25 @@ static bool prl_batching(struct prl_rdma_queue *queue)
 	return ctx && ctx->task == current && in_task() && ctx->in_pass;
 }
 
-int prl_post_recv(struct prl_rdma_queue *queue,
-		  struct prl_rdma_cmd *cmd)
+/* Post a chain of receives; -ESHUTDOWN if the queue is going. */
+static int prl_post_recvs(struct prl_rdma_queue *queue,
+			  struct ib_recv_wr *first)
 {
 	int ret;
 
+	if (!prl_post_begin(queue))
+		return -ESHUTDOWN;
+	ret = ib_post_recv(queue->qp, first, NULL);
+	prl_post_end(queue);
+	if (unlikely(ret))
+		pr_err_ratelimited("queue %u: posting receive(s) failed: %d\n",
+				   queue->host_qid, ret);
+	return ret;
+}
+
+int prl_post_recv(struct prl_rdma_queue *queue,
+		  struct prl_rdma_cmd *cmd)
+{
 	if (cmd->srq)
 		return prl_srq_give_back(cmd);
 	prl_sync_recv(queue->dev->ib, cmd);
@@ -130,14 +145,7 @@ int prl_post_recv(struct prl_rdma_queue *queue,
 		queue->batch_recv_last = &cmd->wr;
 		return 0;
 	}
-	if (!prl_post_begin(queue))
-		return -ESHUTDOWN;
-	ret = ib_post_recv(queue->qp, &cmd->wr, NULL);
-	prl_post_end(queue);
-	if (ret)
-		pr_err_ratelimited("queue %u: posting a receive failed: %d\n",
-				   queue->host_qid, ret);
-	return ret;
+	return prl_post_recvs(queue, &cmd->wr);
 }
 
 void prl_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -644,16 +652,10 @@ static void prl_post_deferred_recvs(struct prl_rdma_queue *queue)
 
 	queue->batch_recv = NULL;
 	queue->batch_recv_last = NULL;
-	/* Going: its own receive buffers go with it. */
-	if (!prl_post_begin(queue))
-		return;
-	ret = ib_post_recv(queue->qp, first, NULL);
-	prl_post_end(queue);
-	if (unlikely(ret)) {
-		pr_err_ratelimited("queue %u: posting receives failed: %d; disconnecting\n",
-				   queue->host_qid, ret);
+	/* Going (-ESHUTDOWN): its own receive buffers go with it. */
+	ret = prl_post_recvs(queue, first);
+	if (unlikely(ret && ret != -ESHUTDOWN))
 		prl_queue_disconnect(queue);
-	}
 }
 
 /*
@@ -666,8 +668,8 @@ unsigned int prl_post_deferred(struct prl_rdma_queue *queue)
 {
 	struct prl_rdma_rsp *rsp = queue->batch_rsp, *next;
 	const struct ib_send_wr *bad = queue->batch_send;
+	unsigned int n = queue->batch_n;
 	struct ib_send_wr *wr;
-	unsigned int n = 0;
 	bool bh;
 	int ret;
 
@@ -677,18 +679,16 @@ unsigned int prl_post_deferred(struct prl_rdma_queue *queue)
 		return 0;
 	queue->batch_rsp = NULL;
 	queue->batch_rsp_last = NULL;
+	queue->batch_n = 0;
 	bh = prl_send_bh_off(queue);
 	if (unlikely(!prl_post_begin(queue))) {
 		prl_send_bh_on(bh);
 		for (; rsp; rsp = next) {
 			next = rsp->batch_next;
-			atomic_add(prl_send_credits(rsp), &queue->sq_wr_avail);
-			prl_release_rsp(rsp);
+			prl_abandon_rsp(rsp);
 		}
 		return 0;
 	}
-	for (next = rsp; next; next = next->batch_next)
-		n++;
 	ret = ib_post_send(queue->qp, queue->batch_send, &bad);
 	if (unlikely(ret)) {
 		/*
@@ -742,13 +742,13 @@ static bool prl_post_response(struct prl_rdma_rsp *rsp)
 			queue->batch_rsp = rsp;
 		}
 		queue->batch_rsp_last = rsp;
+		queue->batch_n++;
 		return true;
 	}
 	bh = prl_send_bh_off(queue);
 	if (unlikely(!prl_post_begin(queue))) {
 		prl_send_bh_on(bh);
-		atomic_add(prl_send_credits(rsp), &queue->sq_wr_avail);
-		prl_release_rsp(rsp);
+		prl_abandon_rsp(rsp);
 		return true;
 	}
 	ret = ib_post_send(queue->qp, first, NULL);
@@ -770,6 +770,13 @@ static bool prl_take_credits(struct prl_rdma_queue *queue, int n)
 static int prl_send_credits(struct prl_rdma_rsp *rsp)
 {
 	return 1 + (rsp->write_data ? rsp->n_rdma : 0);
+}
+
+/* A response that took its credits and will not be posted (queue going). */
+static void prl_abandon_rsp(struct prl_rdma_rsp *rsp)
+{
+	atomic_add(prl_send_credits(rsp), &rsp->queue->sq_wr_avail);
+	prl_release_rsp(rsp);
 }
 
 void prl_send_done(struct ib_cq *cq, struct ib_wc *wc)

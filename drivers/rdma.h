@@ -215,6 +215,7 @@ struct prl_rdma_queue {
 	struct ib_send_wr *batch_send;
 	struct prl_rdma_rsp *batch_rsp;
 	struct prl_rdma_rsp *batch_rsp_last;
+	unsigned int batch_n;		/* responses in batch_rsp */
 	u32 port_num;
 	/*
 	 * The QP is ours, not the CM's: we move it to RTS before accepting,

@@ -266,11 +266,11 @@ void purlin_stats_account(struct purlin_req *req, u16 status)
 		now = ktime_get_ns();
 	l.kind = purlin_lat_kind(req->cmd->common.opcode);
 	l.executed = req->t_exec;
-	/* (A stamp from another context may be newer than a batch's clock.) */
-	l.total_ns = now > req->t_recv ? now - req->t_recv : 0;
+	/* Both stamps are now at most now (ktime_get_ns() is monotonic). */
+	l.total_ns = now - req->t_recv;
 	l.total_b = purlin_lat_bucket(l.total_ns);
 	if (l.executed) {
-		l.device_ns = now > req->t_exec ? now - req->t_exec : 0;
+		l.device_ns = now - req->t_exec;
 		l.device_b = purlin_lat_bucket(l.device_ns);
 	}
 	purlin_stats_add(req->ns->stats, req, &l, status);

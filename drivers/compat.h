@@ -12,6 +12,7 @@
 #include <linux/blkdev.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 
 #include "compat-probed.h"
 
@@ -159,5 +160,18 @@ static inline void purlin_bdev_release(struct purlin_bdev *b)
 	b->bdev = NULL;
 }
 #endif
+
+/* hrtimer_setup() (6.13+) or hrtimer_init() and the callback set apart. */
+static inline void purlin_hrtimer_setup(struct hrtimer *t,
+					enum hrtimer_restart (*fn)(struct hrtimer *),
+					clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef HAVE_HRTIMER_SETUP
+	hrtimer_setup(t, fn, clock, mode);
+#else
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
+#endif
+}
 
 #endif /* PURLIN_COMPAT_H */

@@ -15,6 +15,10 @@
  *                          the polled bios reaped (purlin_poll_bios()),
  *                          then what the pass deferred posted: one
  *                          receive and one send chain per queue
+ *   prl_poller_coalesce()  after a pass that took commands, optionally
+ *                          wait before the next one, so that commands
+ *                          arriving meanwhile are answered together
+ *                          (module parameter poll_coalesce_usecs)
  *   prl_poller_sleep()     arm every CQ; sleep unless something came
  *   prl_poll_cq_event()    a CQ's completion handler: wake the thread
  *
@@ -39,6 +43,11 @@
 #define PRL_POLL_BATCH		16
 /* Polled bios out and nothing done for this long: poll once a tick. */
 #define PRL_POLL_BIO_SPIN_NS	(10 * NSEC_PER_MSEC)
+/* Coalescing: the most credit, and the passes between probes without. */
+#define PRL_COALESCE_CREDIT	8
+#define PRL_COALESCE_PROBE	256
+/* The longest hold: a probe delays one command in 256 by up to this. */
+#define PRL_COALESCE_MAX_USECS	10000
 
 struct prl_poller {
 	struct purlin_poll_ctx ctx;	/* ctx.task: the polling thread */
@@ -69,6 +78,21 @@ struct prl_poller {
 	 * pass would find nothing, and a wait needs no arming.  Thread only.
 	 */
 	bool armed;
+	/*
+	 * Coalescing (prl_poller_coalesce()), thread only (hold_done: and
+	 * hold_timer's callback).  credit: how far holds have recently paid
+	 * (a hold pays when the pass after it takes two commands or more of
+	 * one queue); judging: this pass follows a hold; pass_recvs: the
+	 * most commands one queue gave the last pass; hold_timer ends a
+	 * hold's wait in place.
+	 */
+	int credit;
+	unsigned int since_probe;
+	bool judging;
+	unsigned int pass_recvs;
+	bool pass_full;			/* a CQ gave a whole batch */
+	bool hold_done;			/* hold_timer fired */
+	struct hrtimer hold_timer;
 	/* Statistics; written by the thread only. */
 	u64 wcs;			/* work completions reaped */
 	u64 bios;			/* polled bios finished */
@@ -79,6 +103,8 @@ struct prl_poller {
 	u64 empty_wakes;		/* turns with CQs armed, no event: no pass */
 	u64 sends;			/* responses posted at the end of a pass */
 	u64 send_posts;			/* the ib_post_send() calls for them */
+	u64 holds;			/* waits before a pass (coalescing) */
+	u64 hold_hits;			/* ... after which a queue gave two or more */
 };
 
 /* Guards prl_pollers (one per possible CPU, created on first use). */
@@ -101,6 +127,35 @@ module_param_named(poll_halt, prl_poll_halt, bool, 0644);
 MODULE_PARM_DESC(poll_halt,
 		 "Polling threads alone on their CPU wait for the next interrupt instead of spinning (default: off)");
 #endif
+
+/*
+ * poll_coalesce_usecs (opt-in, 0 = off): after a pass that took commands,
+ * a polling thread waits up to this long before its next pass, so that the
+ * commands arriving meanwhile are started, and answered, together: the
+ * hosts then receive responses in bursts, and take fewer interrupts per
+ * I/O (their NICs moderate nothing for soft-RoCE), and each pass's own
+ * cost is spread over more commands.  It adds up to this much latency to
+ * a command that arrives during the wait, so it applies only while it
+ * pays: a queue at depth 1 never has a second command to batch (its next
+ * one waits for this response), and after a few holds that gathered at
+ * most one command per queue the thread stops holding, trying again once
+ * every PRL_COALESCE_PROBE passes that took commands.  A hold delays the
+ * completions of the RDMA READs that fetch write data too.
+ */
+static unsigned int prl_coalesce_usecs;
+
+static int prl_coalesce_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, PRL_COALESCE_MAX_USECS);
+}
+
+static const struct kernel_param_ops prl_coalesce_ops = {
+	.set = prl_coalesce_set,
+	.get = param_get_uint,
+};
+module_param_cb(poll_coalesce_usecs, &prl_coalesce_ops, &prl_coalesce_usecs, 0644);
+MODULE_PARM_DESC(poll_coalesce_usecs,
+		 "Polling threads wait up to this long after a pass that took commands, to answer the next ones together (0-10000, default 0: off)");
 
 /* Does this thread wait in place (poll_halt, and not a nohz_full CPU)? */
 static bool prl_poller_halting(void)
@@ -137,18 +192,25 @@ static unsigned int prl_poll_pass(struct prl_poller *p, struct ib_wc *wcs)
 {
 	struct prl_rdma_queue *queue;
 	struct blk_plug plug;
-	unsigned int total = 0;
+	unsigned int total = 0, recvs;
 	int n, i;
 
 	mutex_lock(&p->lock);
 	p->ctx.in_pass = true;
+	p->pass_recvs = 0;
+	p->pass_full = false;
 	blk_start_plug(&plug);
 	list_for_each_entry(queue, &p->queues, poll_entry) {
 		p->ctx.now = 0;		/* a new batch: the clock is read again */
 		n = ib_poll_cq(queue->cq, PRL_POLL_BATCH, wcs);
+		recvs = 0;
 		for (i = 0; i < n; i++) {
 			struct ib_wc *wc = &wcs[i];
 
+			/* (The opcode is valid on success only.) */
+			if (wc->status == IB_WC_SUCCESS &&
+			    wc->opcode == IB_WC_RECV)
+				recvs++;
 			if (likely(wc->wr_cqe))
 				wc->wr_cqe->done(queue->cq, wc);
 			else
@@ -156,6 +218,9 @@ static unsigned int prl_poll_pass(struct prl_poller *p, struct ib_wc *wcs)
 		}
 		if (n > 0)
 			total += n;
+		p->pass_recvs = max(p->pass_recvs, recvs);
+		if (n == PRL_POLL_BATCH)
+			p->pass_full = true;
 	}
 	/* The bios of this pass go to the device here, then are polled. */
 	blk_finish_plug(&plug);
@@ -273,6 +338,90 @@ static bool prl_poller_sleep(struct prl_poller *p)
 	return slept;
 }
 
+static enum hrtimer_restart prl_hold_timer_fn(struct hrtimer *t)
+{
+	struct prl_poller *p = container_of(t, struct prl_poller, hold_timer);
+
+	/* The interrupt ends the wait in place; the flag ends the hold. */
+	WRITE_ONCE(p->hold_done, true);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Wait up to ns without a pass: in place when alone on the CPU (the
+ * timer's interrupt ends it), else spinning; earlier if anything else
+ * wants the CPU.  Module exit waits for it (stopping is read before each
+ * halt; at most ns).  False if it did not wait at all.
+ */
+static bool prl_poller_hold(struct prl_poller *p, u64 ns)
+{
+	u64 end = local_clock() + ns;
+	bool waited = false;
+
+#ifdef CONFIG_X86
+	/* A timer coarser than the hold would stretch it: spin instead. */
+	if (prl_poller_halting() && ns >= hrtimer_resolution) {
+		WRITE_ONCE(p->hold_done, false);
+		hrtimer_start(&p->hold_timer, ns_to_ktime(ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+		for (;;) {
+			local_irq_disable();
+			if (READ_ONCE(p->hold_done) || need_resched() ||
+			    local_softirq_pending() || !single_task_running() ||
+			    READ_ONCE(p->stopping)) {
+				local_irq_enable();
+				break;
+			}
+			waited = true;
+			safe_halt();
+		}
+		hrtimer_cancel(&p->hold_timer);
+		return waited;
+	}
+#endif
+	while (local_clock() < end && !need_resched() &&
+	       !kthread_should_stop()) {
+		waited = true;
+		cpu_relax();
+	}
+	return waited;
+}
+
+/*
+ * Coalescing (poll_coalesce_usecs): called after every pass.  Judges the
+ * hold before it, if any, and holds again after a pass that took commands
+ * while holds pay, or as a probe once every PRL_COALESCE_PROBE such passes
+ * when they have not.  Never with polled bios out (they complete only if
+ * polled), nor after a pass that left completions in a CQ (a full batch:
+ * they are there already).
+ */
+static void prl_poller_coalesce(struct prl_poller *p)
+{
+	u64 ns = (u64)READ_ONCE(prl_coalesce_usecs) * NSEC_PER_USEC;
+
+	if (p->judging) {
+		p->judging = false;
+		if (p->pass_recvs >= 2) {
+			p->hold_hits++;
+			p->credit = min(p->credit + 2, PRL_COALESCE_CREDIT);
+		} else if (p->credit > 0) {
+			p->credit--;
+		}
+	}
+	if (!ns || !p->pass_recvs || p->pass_full || p->ctx.nr_bios)
+		return;
+	if (p->credit <= 0 && p->since_probe < PRL_COALESCE_PROBE) {
+		p->since_probe++;
+		return;
+	}
+	/* (A probe that could not wait is tried again after the next pass.) */
+	if (prl_poller_hold(p, ns)) {
+		p->since_probe = 0;
+		p->holds++;
+		p->judging = true;
+	}
+}
+
 /*
  * The spin adapts between 0 and the queues' poll_usecs: a sleep that ended
  * sooner than the budget (a spin would have caught that completion)
@@ -294,6 +443,7 @@ static int prl_poller_fn(void *data)
 	struct prl_poller *p = data;
 	struct ib_wc wcs[PRL_POLL_BATCH];
 	u64 idle_since = 0, now;
+	unsigned int n;
 
 	p->spin_cur = READ_ONCE(p->spin_ns);
 	while (!kthread_should_stop()) {
@@ -315,7 +465,9 @@ static int prl_poller_fn(void *data)
 		 * the CQs under load, and qd 32 IOPS fell in wall clock
 		 * (performance.md, change 7).
 		 */
-		if (prl_poll_pass(p, wcs)) {
+		n = prl_poll_pass(p, wcs);
+		prl_poller_coalesce(p);
+		if (n) {
 			idle_since = 0;
 			cond_resched();
 			continue;
@@ -375,6 +527,9 @@ static struct prl_poller *prl_poller_create(int cpu)
 	mutex_init(&p->lock);
 	INIT_LIST_HEAD(&p->queues);
 	INIT_LIST_HEAD(&p->ctx.bios);
+	purlin_hrtimer_setup(&p->hold_timer, prl_hold_timer_fn, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+	p->since_probe = PRL_COALESCE_PROBE;	/* the first pass probes */
 	p->ctx.task = kthread_create_on_cpu(prl_poller_fn, p, cpu,
 					    "purlin_poll/%u");
 	if (IS_ERR(p->ctx.task)) {
@@ -512,7 +667,7 @@ static int prl_pollers_get(char *buf, const struct kernel_param *kp)
 		if (!p)
 			continue;
 		len += sysfs_emit_at(buf, len,
-				     "cpu=%d queues=%u wcs=%llu bios=%llu bio_polls=%llu bio_punts=%llu passes=%llu idle_passes=%llu sleeps=%llu halts=%llu empty_wakes=%llu sends=%llu send_posts=%llu\n",
+				     "cpu=%d queues=%u wcs=%llu bios=%llu bio_polls=%llu bio_punts=%llu passes=%llu idle_passes=%llu sleeps=%llu halts=%llu empty_wakes=%llu sends=%llu send_posts=%llu holds=%llu hold_hits=%llu\n",
 				     cpu, p->nr_queues, READ_ONCE(p->wcs),
 				     READ_ONCE(p->bios),
 				     READ_ONCE(p->ctx.bio_polls),
@@ -523,7 +678,9 @@ static int prl_pollers_get(char *buf, const struct kernel_param *kp)
 				     READ_ONCE(p->halts),
 				     READ_ONCE(p->empty_wakes),
 				     READ_ONCE(p->sends),
-				     READ_ONCE(p->send_posts));
+				     READ_ONCE(p->send_posts),
+				     READ_ONCE(p->holds),
+				     READ_ONCE(p->hold_hits));
 	}
 	mutex_unlock(&prl_poll_lock);
 	return len;

@@ -253,12 +253,13 @@ insn_req() {
 # bsleep): SN_BUSY SN_TOTAL (jiffies over all CPUs; busy = user + nice +
 # system + irq + softirq + steal), SN_CTXT SN_INTR (context switches and
 # interrupts, /proc/stat), SN_IOS (I/Os DEV, a back end here, completed; 0
-# without DEV) and SN_SLEEPS SN_PASSES SN_HALTS (sleeps, passes and waits
+# without DEV), SN_HOLDS SN_HITS (coalescing's holds, and those that
+# gathered commands) and SN_SLEEPS SN_PASSES SN_HALTS (sleeps, passes and waits
 # in place of Purlin's polling threads; 0 without them).
 snap() {
 	local k a b c d e f g h rest w
 	SN_BUSY=0 SN_TOTAL=0 SN_CTXT=0 SN_INTR=0 SN_IOS=0
-	SN_SLEEPS=0 SN_PASSES=0 SN_HALTS=0
+	SN_SLEEPS=0 SN_PASSES=0 SN_HALTS=0 SN_HOLDS=0 SN_HITS=0
 	while read -r k a b c d e f g h rest; do
 		case $k in
 		cpu) SN_BUSY=$((a + b + c + f + g + h)); SN_TOTAL=$((SN_BUSY + d + e)) ;;
@@ -277,6 +278,8 @@ snap() {
 			sleeps=*) SN_SLEEPS=$((SN_SLEEPS + ${w#*=})) ;;
 			passes=*) SN_PASSES=$((SN_PASSES + ${w#*=})) ;;
 			halts=*) SN_HALTS=$((SN_HALTS + ${w#*=})) ;;
+			holds=*) SN_HOLDS=$((SN_HOLDS + ${w#*=})) ;;
+			hold_hits=*) SN_HITS=$((SN_HITS + ${w#*=})) ;;
 			esac
 		done
 	done < /sys/module/purlin/parameters/pollers
@@ -285,7 +288,7 @@ snap() {
 # cpu_window SECONDS [BACKEND]: "BUSY TOTAL NCPU RNR" of this guest over the
 # next SECONDS (jiffies, its CPUs, the RNR NAKs its soft-RoCE sent), then
 # ctxt=, intr= (this guest's context switches and interrupts in the window),
-# poll_sleeps=, poll_passes=, poll_halts= (of Purlin's polling threads in
+# poll_sleeps=, poll_passes=, poll_halts=, poll_holds=, poll_hold_hits= (of Purlin's polling threads in
 # the window),
 # ios_win= (the I/Os BACKEND, /dev/BACKEND in this guest, completed in the
 # window: 0 when it keeps no statistics, as brd), with bench_insn=1
@@ -296,7 +299,7 @@ cpu_window() {
 	dev=${dev##*/}
 	n0=$(rnr_snap)
 	snap "$dev"
-	w0="$SN_BUSY $SN_TOTAL $SN_CTXT $SN_INTR $SN_IOS $SN_SLEEPS $SN_PASSES $SN_HALTS"
+	w0="$SN_BUSY $SN_TOTAL $SN_CTXT $SN_INTR $SN_IOS $SN_SLEEPS $SN_PASSES $SN_HALTS $SN_HOLDS $SN_HITS"
 	# The instructions are counted inside the counters' window, not
 	# around it: snap's read builtin reads a byte per system call (a
 	# poll and a read each, several thousand for /proc/stat), about 5
@@ -319,6 +322,7 @@ cpu_window() {
 	printf " ctxt=%d intr=%d ios_win=%d poll_sleeps=%d poll_passes=%d poll_halts=%d" \
 		$((SN_CTXT - $3)) $((SN_INTR - $4)) $((SN_IOS - $5)) \
 		$((SN_SLEEPS - $6)) $((SN_PASSES - $7)) $((SN_HALTS - $8))
+	printf " poll_holds=%d poll_hold_hits=%d" $((SN_HOLDS - $9)) $((SN_HITS - ${10}))
 	[ "$INSN" = 1 ] && printf " insn_snap=%d" "$ISNAP"
 	if [ "$PERF" = 1 ]; then
 		printf " %s" "$(perf_shares $RES/win.perf)"

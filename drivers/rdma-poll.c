@@ -358,8 +358,11 @@ static bool prl_poller_hold(struct prl_poller *p, u64 ns)
 	u64 end = local_clock() + ns;
 	bool waited = false;
 
+	/* Not alone on the CPU: no hold (and no timer armed for nothing). */
+	if (need_resched() || !single_task_running() || READ_ONCE(p->stopping))
+		return false;
 #ifdef CONFIG_X86
-	/* A timer coarser than the hold would stretch it: spin instead. */
+	/* A hold shorter than the timer's resolution: spin instead. */
 	if (prl_poller_halting() && ns >= hrtimer_resolution) {
 		WRITE_ONCE(p->hold_done, false);
 		hrtimer_start(&p->hold_timer, ns_to_ktime(ns),
@@ -380,7 +383,7 @@ static bool prl_poller_hold(struct prl_poller *p, u64 ns)
 	}
 #endif
 	while (local_clock() < end && !need_resched() &&
-	       !kthread_should_stop()) {
+	       single_task_running() && !kthread_should_stop()) {
 		waited = true;
 		cpu_relax();
 	}

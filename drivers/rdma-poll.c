@@ -91,7 +91,7 @@ struct prl_poller {
 	bool judging;
 	unsigned int pass_recvs;
 	bool pass_full;			/* a CQ gave a whole batch */
-	bool hold_done;			/* hold_timer fired */
+	int hold_done;			/* hold_timer fired */
 	struct hrtimer hold_timer;
 	/* Statistics; written by the thread only. */
 	u64 wcs;			/* work completions reaped */
@@ -264,12 +264,31 @@ static bool prl_poller_arm(struct prl_poller *p)
 
 #ifdef CONFIG_X86
 /*
+ * Halt until the next interrupt on this CPU unless *flag is set or
+ * anything else may run here: a task runnable or to be switched to, a
+ * pending softirq, the thread's stop.  Interrupts stay off from that check
+ * to the hlt, which sti's shadow makes atomic with it, so an interrupt
+ * that sets the flag or wakes a task either comes before the check or
+ * ends the halt.  False if it did not halt.
+ */
+static bool prl_poller_halt_unless(struct prl_poller *p, const int *flag)
+{
+	local_irq_disable();
+	if (READ_ONCE(*flag) || READ_ONCE(p->stopping) || need_resched() ||
+	    local_softirq_pending() || !single_task_running()) {
+		local_irq_enable();
+		return false;
+	}
+	safe_halt();
+	return true;
+}
+
+/*
  * Wait in place for the next interrupt on this CPU: every CQ armed (a
  * completion then interrupts, on this CPU or by the handler's kick), and
  * only if nothing else is runnable here, no event came and no softirq is
- * pending; interrupts stay off from that check to the hlt, which sti's
- * shadow makes atomic with it.  The tick bounds the wait (never halted on
- * a nohz_full CPU, prl_poller_spin()).
+ * pending (prl_poller_halt_unless()).  The tick bounds the wait (never
+ * halted on a nohz_full CPU, prl_poller_spin()).
  */
 static void prl_poller_halt(struct prl_poller *p)
 {
@@ -280,15 +299,8 @@ static void prl_poller_halt(struct prl_poller *p)
 	}
 	WRITE_ONCE(p->halted, 1);
 	smp_mb();	/* halted before event and stopping are read */
-	local_irq_disable();
-	if (!READ_ONCE(p->event) && !READ_ONCE(p->stopping) &&
-	    !need_resched() && !local_softirq_pending() &&
-	    single_task_running()) {
+	if (prl_poller_halt_unless(p, &p->event))
 		p->halts++;
-		safe_halt();
-	} else {
-		local_irq_enable();
-	}
 	WRITE_ONCE(p->halted, 0);
 }
 #endif
@@ -343,7 +355,7 @@ static enum hrtimer_restart prl_hold_timer_fn(struct hrtimer *t)
 	struct prl_poller *p = container_of(t, struct prl_poller, hold_timer);
 
 	/* The interrupt ends the wait in place; the flag ends the hold. */
-	WRITE_ONCE(p->hold_done, true);
+	WRITE_ONCE(p->hold_done, 1);
 	return HRTIMER_NORESTART;
 }
 
@@ -364,20 +376,11 @@ static bool prl_poller_hold(struct prl_poller *p, u64 ns)
 #ifdef CONFIG_X86
 	/* A hold shorter than the timer's resolution: spin instead. */
 	if (prl_poller_halting() && ns >= hrtimer_resolution) {
-		WRITE_ONCE(p->hold_done, false);
+		WRITE_ONCE(p->hold_done, 0);
 		hrtimer_start(&p->hold_timer, ns_to_ktime(ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
-		for (;;) {
-			local_irq_disable();
-			if (READ_ONCE(p->hold_done) || need_resched() ||
-			    local_softirq_pending() || !single_task_running() ||
-			    READ_ONCE(p->stopping)) {
-				local_irq_enable();
-				break;
-			}
+		while (prl_poller_halt_unless(p, &p->hold_done))
 			waited = true;
-			safe_halt();
-		}
 		hrtimer_cancel(&p->hold_timer);
 		return waited;
 	}

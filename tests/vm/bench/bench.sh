@@ -229,23 +229,35 @@ bsleep() {
 	read -r -t "$1" _ <> "$RES/.sleep" || :
 }
 
+# bwait STEP STEPS FILE...: wait until every FILE exists, looking every
+# STEP seconds, with builtins only (bsleep); 1 after STEPS looks in vain.
+bwait() {
+	local step=$1 n=$2 i=0 f
+	shift 2
+	for f in "$@"; do
+		while [ ! -e "$f" ]; do
+			i=$((i + 1))
+			[ $i -le "$n" ] || return 1
+			bsleep "$step"
+		done
+	done
+}
+
 # insn_req mark|dump: ask insn-plugin for a snapshot (see insn-plugin.c)
 # and wait for its answer; sets ISNAP to the snapshot's number.  Not in a
 # subshell: the sequence number must advance in the main shell.  The
 # request is written in place (no mv: the plugin waits for its newline).
 ISEQ=0
 insn_req() {
-	local i=0
+	local want
 	# bsleep's FIFO made now, before the request: no mkfifo in a window
 	[ -p "$RES/.sleep" ] || mkfifo "$RES/.sleep"
 	ISEQ=$((ISEQ + 1))
 	echo "$1" > /share/insn.req.$ISEQ
-	while [ ! -e /share/insn.snap.$ISEQ ] ||
-		{ [ "$INSN_HOST" = 1 ] && [ ! -e /share/insn.snap.host.$ISEQ ]; }; do
-		i=$((i + 1))
-		[ $i -le 6000 ] || { echo "insn-plugin did not answer request $ISEQ"; return 1; }
-		bsleep 0.01
-	done
+	want=/share/insn.snap.$ISEQ
+	[ "$INSN_HOST" = 1 ] && want="$want /share/insn.snap.host.$ISEQ"
+	# shellcheck disable=SC2086 # one or two paths without blanks
+	bwait 0.01 6000 $want || { echo "insn-plugin did not answer request $ISEQ"; return 1; }
 	ISNAP=$ISEQ
 }
 
@@ -503,20 +515,15 @@ teardown_case() {
 # must advance in the main shell.
 TSEQ=0
 tcall() {
-	local f i
+	local f
 	TSEQ=$((TSEQ + 1))
 	f=/share/bench.cmd.$TSEQ
 	echo "$*" > $f.tmp && mv $f.tmp $f
-	# Waits with builtins only, as a counting window needs (bsleep): with
+	# Waits with builtins only, as a counting window needs (bwait): with
 	# bench_insn_host=1 this guest is counted while it waits for a window.
-	i=0
-	while [ ! -e /share/bench.ack.$TSEQ ]; do
-		i=$((i + 1))
-		[ $i -le $((600 * 20 * SCALE)) ] ||
-			fail "the target guest did not answer '$*' in $((600 * SCALE)) s"
-		bsleep 0.05
-	done
 	f=/share/bench.ack.$TSEQ
+	bwait 0.05 $((600 * 20 * SCALE)) $f ||
+		fail "the target guest did not answer '$*' in $((600 * SCALE)) s"
 	tail -n +2 $f
 	[ "$(head -n1 $f)" = 0 ]
 }

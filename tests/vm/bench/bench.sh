@@ -266,8 +266,8 @@ insn_req() {
 # system + irq + softirq + steal), SN_CTXT SN_INTR (context switches and
 # interrupts, /proc/stat), SN_IOS (I/Os DEV, a back end here, completed; 0
 # without DEV), SN_HOLDS SN_HITS (coalescing's holds, and those that
-# gathered commands) and SN_SLEEPS SN_PASSES SN_HALTS (sleeps, passes and waits
-# in place of Purlin's polling threads; 0 without them).
+# gathered commands) and SN_SLEEPS SN_PASSES SN_HALTS (sleeps, passes and
+# waits in place of Purlin's polling threads; 0 without them).
 snap() {
 	local k a b c d e f g h rest w
 	SN_BUSY=0 SN_TOTAL=0 SN_CTXT=0 SN_INTR=0 SN_IOS=0
@@ -300,8 +300,8 @@ snap() {
 # cpu_window SECONDS [BACKEND]: "BUSY TOTAL NCPU RNR" of this guest over the
 # next SECONDS (jiffies, its CPUs, the RNR NAKs its soft-RoCE sent), then
 # ctxt=, intr= (this guest's context switches and interrupts in the window),
-# poll_sleeps=, poll_passes=, poll_halts=, poll_holds=, poll_hold_hits= (of Purlin's polling threads in
-# the window),
+# poll_sleeps=, poll_passes=, poll_halts=, poll_holds=, poll_hold_hits=
+# (of Purlin's polling threads in the window),
 # ios_win= (the I/Os BACKEND, /dev/BACKEND in this guest, completed in the
 # window: 0 when it keeps no statistics, as brd), with bench_insn=1
 # insn_snap= (the plugin's snapshot of the window), and with bench_perf=1
